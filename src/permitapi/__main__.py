@@ -1,0 +1,3 @@
+from permitapi.cli import main
+
+main()

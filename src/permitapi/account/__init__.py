@@ -1,0 +1,1 @@
+"""Accounts, API keys and plans."""

@@ -1,0 +1,123 @@
+"""SQL for accounts and API keys."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from permitapi.account.models import Account, ApiKey
+
+
+@dataclass(frozen=True, slots=True)
+class KeyRecord:
+    api_key_id: str
+    account_id: str
+    is_sandbox: bool
+    is_active: bool
+    plan: str
+    discovery_addon: bool
+    overage_enabled: bool
+    custom_lookup_limit: int | None
+
+
+async def insert_account(
+    session: AsyncSession,
+    *,
+    account_id: str,
+    plan: str,
+    discovery_addon: bool,
+    overage_enabled: bool,
+    created_at: datetime,
+) -> None:
+    session.add(
+        Account(
+            id=account_id,
+            plan=plan,
+            discovery_addon=discovery_addon,
+            overage_enabled=overage_enabled,
+            custom_lookup_limit=None,
+            created_at=created_at,
+        )
+    )
+    await session.flush()
+
+
+async def insert_key(
+    session: AsyncSession,
+    *,
+    key_id: str,
+    account_id: str,
+    key_hash: str,
+    display_prefix: str,
+    is_sandbox: bool,
+    created_at: datetime,
+) -> None:
+    session.add(
+        ApiKey(
+            id=key_id,
+            account_id=account_id,
+            key_hash=key_hash,
+            display_prefix=display_prefix,
+            is_sandbox=is_sandbox,
+            is_active=True,
+            created_at=created_at,
+        )
+    )
+    await session.flush()
+
+
+async def find_key(session: AsyncSession, key_hash: str) -> KeyRecord | None:
+    row = (
+        await session.execute(
+            select(
+                ApiKey.id,
+                ApiKey.account_id,
+                ApiKey.is_sandbox,
+                ApiKey.is_active,
+                Account.plan,
+                Account.discovery_addon,
+                Account.overage_enabled,
+                Account.custom_lookup_limit,
+            )
+            .join(Account, Account.id == ApiKey.account_id)
+            .where(ApiKey.key_hash == key_hash)
+        )
+    ).one_or_none()
+    return None if row is None else KeyRecord(*row)
+
+
+async def deactivate_key(session: AsyncSession, key_hash: str, at: datetime) -> bool:
+    result = await session.execute(
+        update(ApiKey)
+        .where(ApiKey.key_hash == key_hash, ApiKey.is_active.is_(True))
+        .values(is_active=False, deactivated_at=at)
+    )
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+async def set_plan(session: AsyncSession, account_id: str, plan: str) -> bool:
+    result = await session.execute(
+        update(Account).where(Account.id == account_id).values(plan=plan)
+    )
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+async def set_flags(
+    session: AsyncSession,
+    account_id: str,
+    *,
+    discovery_addon: bool | None = None,
+    overage_enabled: bool | None = None,
+) -> bool:
+    values: dict[str, bool] = {}
+    if discovery_addon is not None:
+        values["discovery_addon"] = discovery_addon
+    if overage_enabled is not None:
+        values["overage_enabled"] = overage_enabled
+    if not values:
+        return True
+    result = await session.execute(update(Account).where(Account.id == account_id).values(values))
+    return bool(result.rowcount)  # type: ignore[attr-defined]

@@ -1,0 +1,66 @@
+"""Settings, read from the environment with the PERMITAPI_ prefix.
+
+One object holds every setting; each group below belongs to one concern. Secrets that still hold
+their placeholder make `permitapi serve` refuse to start (see `Settings.placeholder_secrets`).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PLACEHOLDER_SECRET = "insecure-placeholder-secret-change-me"  # noqa: S105
+DEFAULT_SQLITE_PATH = Path("var") / "permitapi.db"
+
+Environment = Literal["production", "development", "test"]
+
+
+def sqlite_url(path: Path) -> str:
+    return f"sqlite+aiosqlite:///{path}"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="PERMITAPI_", extra="ignore")
+
+    # -- runtime mode -------------------------------------------------------------------------
+    environment: Environment = "production"
+
+    # -- storage ------------------------------------------------------------------------------
+    database_url: str = sqlite_url(DEFAULT_SQLITE_PATH)
+    database_pool_size: int = Field(default=20, ge=1, le=200)
+    redis_url: str | None = None
+
+    # -- secrets ------------------------------------------------------------------------------
+    secret_key: SecretStr = SecretStr(PLACEHOLDER_SECRET)
+
+    # -- outbound: where the portal adapters send requests ------------------------------------
+    # When set, every jurisdiction's portal is reached at this base URL (the portal simulator);
+    # when unset, adapters use each jurisdiction's real portal hosts from the directory.
+    portal_base_url: str | None = None
+
+    # -- webhooks -----------------------------------------------------------------------------
+    allow_loopback_webhooks: bool = False
+
+    # -- worker -------------------------------------------------------------------------------
+    run_worker_in_process: bool = False
+    worker_poll_interval_seconds: float = Field(default=0.5, gt=0)
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")
+
+    def placeholder_secrets(self) -> list[str]:
+        """Names of secret settings that still hold their insecure placeholder value."""
+        names = []
+        if self.secret_key.get_secret_value() == PLACEHOLDER_SECRET:
+            names.append("PERMITAPI_SECRET_KEY")
+        return names
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

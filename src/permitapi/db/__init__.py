@@ -1,0 +1,1 @@
+"""Storage: engines, the declarative base, sessions and Alembic migrations."""

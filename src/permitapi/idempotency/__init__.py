@@ -1,0 +1,1 @@
+"""Idempotency-Key handling for the POST endpoints the contract names."""

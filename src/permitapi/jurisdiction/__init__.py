@@ -1,0 +1,1 @@
+"""The jurisdiction directory, coverage, stats and requested jurisdictions."""

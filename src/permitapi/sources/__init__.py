@@ -1,0 +1,1 @@
+"""Source adapters for the permit portals, the jurisdiction directory and outbound HTTP."""

@@ -1,0 +1,1 @@
+"""Metering: monthly meters per key, burst windows, and the usage endpoint."""

@@ -1,0 +1,1 @@
+"""HTTP plumbing shared by every router: request ids, problems, auth, headers, docs."""

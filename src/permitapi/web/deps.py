@@ -1,0 +1,119 @@
+"""Request dependencies: the app context and the authenticated caller.
+
+Authentication resolves `X-API-Key` to a `Principal`, applies the per-minute burst window
+(except on calls that cost nothing, see `require_principal_unthrottled`) and records the
+rate-limit headers every authenticated response carries:
+
+    X-RateLimit-Limit      included units of the month on the endpoint's meter (lookup credits,
+                           or discovery searches on discovery endpoints)
+    X-RateLimit-Remaining  units left this month (0 once overage accrues)
+    X-RateLimit-Reset      Unix time, in seconds, when the meter resets (next UTC month)
+
+Sandbox keys get `X-Sandbox-Mode: true` instead of rate-limit headers.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import Depends, Request
+
+from permitapi.account import service as accounts
+from permitapi.account.plans import Meter
+from permitapi.account.service import Principal
+from permitapi.context import AppContext
+from permitapi.errors import Unauthorized
+from permitapi.usage import service as usage
+from permitapi.usage.service import MeterState
+
+API_KEY_HEADER = "X-API-Key"
+
+
+def get_ctx(request: Request) -> AppContext:
+    ctx: AppContext = request.app.state.ctx
+    return ctx
+
+
+Ctx = Annotated[AppContext, Depends(get_ctx)]
+
+
+def set_response_header(request: Request, name: str, value: str) -> None:
+    state: dict[str, Any] = request.scope.setdefault("state", {})
+    state.setdefault("response_headers", {})[name] = value
+
+
+def set_rate_limit_headers(request: Request, state: MeterState) -> None:
+    set_response_header(request, "X-RateLimit-Limit", str(state.limit))
+    set_response_header(request, "X-RateLimit-Remaining", str(state.remaining))
+    set_response_header(request, "X-RateLimit-Reset", str(int(state.reset_at.timestamp())))
+
+
+def meter_of(request: Request) -> Meter:
+    meter = getattr(request.state, "meter", None)
+    return meter if isinstance(meter, Meter) else Meter.LOOKUP
+
+
+async def _authenticate(request: Request, ctx: AppContext, *, throttled: bool) -> Principal:
+    raw = request.headers.get(API_KEY_HEADER)
+    if not raw:
+        raise Unauthorized(f"Missing {API_KEY_HEADER} header.", code="invalid_api_key")
+    async with ctx.sessionmaker() as session:
+        principal = await accounts.resolve_key(session, raw.strip())
+        if principal is None:
+            raise Unauthorized("The API key is invalid or deactivated.", code="invalid_api_key")
+        request.state.principal = principal
+        if principal.is_sandbox:
+            set_response_header(request, "X-Sandbox-Mode", "true")
+        else:
+            now = ctx.clock.now()
+            state = await usage.meter_state(session, principal, meter_of(request), now)
+            set_rate_limit_headers(request, state)
+    if throttled and not principal.is_sandbox:
+        await usage.check_burst(ctx.burst, principal)
+    return principal
+
+
+async def require_principal(request: Request, ctx: Ctx) -> Principal:
+    return await _authenticate(request, ctx, throttled=True)
+
+
+async def require_principal_unthrottled(request: Request, ctx: Ctx) -> Principal:
+    """For calls that cost nothing (usage, operation polling): no burst window."""
+    return await _authenticate(request, ctx, throttled=False)
+
+
+async def optional_principal(request: Request, ctx: Ctx) -> Principal | None:
+    """Public endpoints: a key is optional, but a key that is sent must be valid."""
+    if request.headers.get(API_KEY_HEADER) is None:
+        return None
+    return await _authenticate(request, ctx, throttled=True)
+
+
+def use_meter(meter: Meter) -> Any:
+    """Dependency (list it before auth) selecting which meter the rate-limit headers show."""
+
+    async def _select(request: Request) -> None:
+        request.state.meter = meter
+
+    return Depends(_select)
+
+
+Authenticated = Annotated[Principal, Depends(require_principal)]
+AuthenticatedFree = Annotated[Principal, Depends(require_principal_unthrottled)]
+MaybeAuthenticated = Annotated[Principal | None, Depends(optional_principal)]
+
+
+def record_meter(request: Request, state: MeterState) -> None:
+    """After a reservation or release, keep the headers in step with the meter."""
+    set_rate_limit_headers(request, state)
+
+
+__all__ = [
+    "Authenticated",
+    "AuthenticatedFree",
+    "Ctx",
+    "MaybeAuthenticated",
+    "record_meter",
+    "set_response_header",
+    "use_meter",
+]

@@ -1,0 +1,1 @@
+"""The background job runner: durable jobs live in the database (see design.md)."""

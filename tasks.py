@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""The two entry points of the README, needing only Python 3.11 on the machine:
+
+    python3 tasks.py dev     run the service offline on its embedded defaults
+    python3 tasks.py test    run the whole suite: ruff, mypy (strict on src/), pytest on
+                             SQLite and PostgreSQL
+
+Both create `.venv` and install the pinned dependencies (constraints.txt) when needed.
+`test` makes sure PostgreSQL and Redis are up (starting them as ../shared/services.md says)
+and fails if PostgreSQL cannot be reached.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / "bin"
+STAMP = VENV / ".permitapi-installed"
+PG_ADDRESS = ("127.0.0.1", 5432)
+REDIS_ADDRESS = ("127.0.0.1", 6379)
+
+
+def _inputs_digest() -> str:
+    digest = hashlib.sha256()
+    for name in ("pyproject.toml", "constraints.txt"):
+        digest.update((ROOT / name).read_bytes())
+    return digest.hexdigest()
+
+
+def ensure_venv() -> None:
+    wanted = _inputs_digest()
+    if STAMP.exists() and STAMP.read_text() == wanted and (BIN / "permitapi").exists():
+        return
+    if not (BIN / "python").exists():
+        print("creating .venv", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    print("installing pinned dependencies into .venv", flush=True)
+    pip = [str(BIN / "python"), "-m", "pip", "--disable-pip-version-check", "-q"]
+    subprocess.run(
+        [*pip, "install", "-c", str(ROOT / "constraints.txt"), "-e", f"{ROOT}[dev]"],
+        check=True,
+    )
+    STAMP.write_text(wanted)
+
+
+def _reachable(address: tuple[str, int]) -> bool:
+    try:
+        with socket.create_connection(address, timeout=1.0):
+            return True
+    except OSError:
+        return False
+
+
+def _start(command: str) -> None:
+    print(f"starting: {command}", flush=True)
+    subprocess.run(command, shell=True, check=False)  # noqa: S602 - fixed commands from services.md
+
+
+def _wait_for(address: tuple[str, int], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if _reachable(address):
+            return True
+        time.sleep(0.5)
+    return False
+
+
+def ensure_services() -> None:
+    if not _reachable(PG_ADDRESS) and shutil.which("pg_ctlcluster"):
+        versions = sorted(os.listdir("/etc/postgresql")) if os.path.isdir("/etc/postgresql") else []
+        if versions:
+            _start(f"pg_ctlcluster --skip-systemctl-redirect {versions[-1]} main start")
+    if not _reachable(REDIS_ADDRESS) and shutil.which("redis-server"):
+        Path("/var/log/redis").mkdir(parents=True, exist_ok=True)
+        Path("/var/lib/redis").mkdir(parents=True, exist_ok=True)
+        _start(
+            "redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save '' "
+            "--appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log"
+        )
+    if not _wait_for(PG_ADDRESS, 30):
+        sys.exit("PostgreSQL is not reachable at 127.0.0.1:5432; the suite needs it")
+    if not _wait_for(REDIS_ADDRESS, 15):
+        sys.exit("Redis is not reachable at 127.0.0.1:6379; the suite needs it")
+
+
+def run(*args: str) -> None:
+    print("+ " + " ".join(args), flush=True)
+    result = subprocess.run(args, cwd=ROOT, check=False)
+    if result.returncode != 0:
+        sys.exit(result.returncode)
+
+
+def test(pytest_args: list[str]) -> None:
+    ensure_venv()
+    ensure_services()
+    run(str(BIN / "ruff"), "check", "src", "tests", "bench", "tasks.py")
+    run(str(BIN / "ruff"), "format", "--check", "src", "tests", "bench", "tasks.py")
+    run(str(BIN / "mypy"))
+    run(str(BIN / "python"), "-m", "pytest", *pytest_args)
+
+
+def dev(args: list[str]) -> None:
+    ensure_venv()
+    os.chdir(ROOT)
+    os.execv(str(BIN / "permitapi"), [str(BIN / "permitapi"), "dev", *args])  # noqa: S606
+
+
+def main() -> None:
+    if len(sys.argv) < 2 or sys.argv[1] not in ("dev", "test"):
+        sys.exit(__doc__)
+    command, rest = sys.argv[1], sys.argv[2:]
+    if command == "dev":
+        dev(rest)
+    else:
+        test(rest)
+
+
+if __name__ == "__main__":
+    main()

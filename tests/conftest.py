@@ -1,0 +1,68 @@
+"""Fixtures: every database-backed test runs once on SQLite and once on PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from permitapi.app import create_app
+from permitapi.config import Settings
+from permitapi.context import AppContext
+from permitapi.kit.clock import FrozenClock
+from tests.support import databases
+
+BACKENDS = ("sqlite", "postgresql")
+TEST_SECRET = "test-secret-key-that-is-not-the-placeholder"
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def database_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield databases.migrated(databases.create_sqlite_database(tmp_path_factory.mktemp("db")))
+        return
+    name, url = databases.create_postgres_database()
+    try:
+        yield databases.migrated(url)
+    finally:
+        databases.drop_postgres_database(name)
+
+
+@pytest.fixture
+def clock() -> FrozenClock:
+    return FrozenClock(datetime(2026, 11, 22, 12, 0, tzinfo=UTC))
+
+
+@pytest.fixture
+def settings(database_url: str) -> Settings:
+    return Settings(
+        environment="test",
+        database_url=database_url,
+        secret_key=TEST_SECRET,
+        database_pool_size=10,
+    )
+
+
+@pytest.fixture
+async def app(settings: Settings, clock: FrozenClock) -> AsyncIterator[FastAPI]:
+    application = create_app(settings, clock=clock)
+    async with application.router.lifespan_context(application):
+        yield application
+
+
+@pytest.fixture
+def ctx(app: FastAPI) -> AppContext:
+    context: AppContext = app.state.ctx
+    return context
+
+
+@pytest.fixture
+async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+        yield http
