@@ -15,6 +15,10 @@ from permitapi.db.engine import create_engine, create_sessionmaker
 from permitapi.health.endpoints import router as health_router
 from permitapi.jurisdiction.endpoints import router as jurisdiction_router
 from permitapi.kit.clock import Clock, SystemClock
+from permitapi.operation.endpoints import router as operation_router
+from permitapi.permit.endpoints import router as permit_router
+from permitapi.sources.gateway import SourceGateway
+from permitapi.sources.http import PortalHttp
 from permitapi.sources.registry import Directory, default_directory
 from permitapi.usage.burst import BurstLimiter
 from permitapi.usage.endpoints import router as usage_router
@@ -42,6 +46,7 @@ def build_context(settings: Settings, clock: Clock | None = None) -> AppContext:
         clock=clock or SystemClock(),
         directory=default_directory(),
         burst=BurstLimiter(settings.redis_url),
+        sources=SourceGateway(PortalHttp(portal_base_url=settings.portal_base_url)),
     )
 
 
@@ -66,6 +71,7 @@ def create_app(
             try:
                 yield
             finally:
+                await ctx.sources.http.aclose()
                 await ctx.engine.dispose()
 
     app = FastAPI(
@@ -83,6 +89,8 @@ def create_app(
     api = APIRouter(prefix=API_PREFIX)
     api.include_router(jurisdiction_router)
     api.include_router(usage_router)
+    api.include_router(permit_router)
+    api.include_router(operation_router)
     app.include_router(api)
     app.include_router(health_router)
     install_docs(app)

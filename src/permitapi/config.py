@@ -48,6 +48,8 @@ class Settings(BaseSettings):
     # -- worker -------------------------------------------------------------------------------
     run_worker_in_process: bool = False
     worker_poll_interval_seconds: float = Field(default=0.5, gt=0)
+    # How long a worker owns a claimed operation; a worker that dies loses it after this.
+    operation_lease_seconds: float = Field(default=120.0, gt=0)
 
     @property
     def is_sqlite(self) -> bool:

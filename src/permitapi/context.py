@@ -7,8 +7,11 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
+from permitapi.account.key_cache import KeyCache
 from permitapi.config import Settings
 from permitapi.kit.clock import Clock
+from permitapi.sources.gateway import SourceGateway
+from permitapi.sources.http import PortalHttp
 from permitapi.sources.registry import Directory
 from permitapi.usage.burst import BurstLimiter
 
@@ -21,6 +24,10 @@ class AppContext:
     clock: Clock
     directory: Directory
     burst: BurstLimiter
+    sources: SourceGateway = field(
+        default_factory=lambda: SourceGateway(PortalHttp(portal_base_url=None))
+    )
+    keys: KeyCache = field(default_factory=KeyCache)
     extras: dict[str, Any] = field(default_factory=dict)
 
     def transaction(self) -> Any:

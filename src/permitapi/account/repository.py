@@ -121,3 +121,13 @@ async def set_flags(
         return True
     result = await session.execute(update(Account).where(Account.id == account_id).values(values))
     return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+async def plan_of_key(session: AsyncSession, api_key_id: str) -> str | None:
+    """The plan of the account owning a key (workers finishing a key's operation need it)."""
+    result = await session.execute(
+        select(Account.plan)
+        .join(ApiKey, ApiKey.account_id == Account.id)
+        .where(ApiKey.id == api_key_id)
+    )
+    return result.scalar_one_or_none()

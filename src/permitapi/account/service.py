@@ -129,6 +129,10 @@ async def resolve_key(session: AsyncSession, raw_key: str) -> Principal | None:
 async def deactivate_key(session: AsyncSession, raw_key: str, now: datetime) -> None:
     if not await repository.deactivate_key(session, hash_key(raw_key), now):
         raise NotFound("No active key matches.", code="api_key_not_found")
+    # Imported here: key_cache imports this module. Other processes' caches expire on their own.
+    from permitapi.account.key_cache import invalidate_everywhere
+
+    invalidate_everywhere(hash_key(raw_key))
 
 
 async def set_plan(session: AsyncSession, account_id: str, plan: PlanName) -> None:

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from sqlalchemy import and_, or_, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from permitapi.permit.models import PermitRecord
@@ -32,3 +37,206 @@ async def jurisdictions_holding(session: AsyncSession, permit_number: str) -> li
         .order_by(PermitRecord.jurisdiction)
     )
     return list(result.scalars())
+
+
+# -- status lookups (cache reads, refresh leases, stored representations) ----------------------
+# Core statements only: these run on the hot path (design.md, "The hot path").
+
+
+@dataclass(frozen=True, slots=True)
+class CachedPermit:
+    """What a status answer needs of a permits row, without decoding the whole snapshot."""
+
+    permit_id: str
+    jurisdiction: str
+    display_number: str
+    raw_status: str | None
+    normalized_status: str | None
+    permit_type: str | None
+    address: str | None
+    work_description: str | None
+    fetched_at: datetime | None
+    last_attempted_at: datetime | None
+    last_failure_reason: str | None
+    has_snapshot: bool
+
+
+_CACHED_COLUMNS = (
+    PermitRecord.permit_id,
+    PermitRecord.jurisdiction,
+    PermitRecord.display_number,
+    PermitRecord.raw_status,
+    PermitRecord.normalized_status,
+    PermitRecord.permit_type,
+    PermitRecord.snapshot["address"].as_string(),
+    PermitRecord.snapshot["work_description"].as_string(),
+    PermitRecord.fetched_at,
+    PermitRecord.last_attempted_at,
+    PermitRecord.last_failure_reason,
+    PermitRecord.snapshot.is_not(None),
+)
+
+
+def _identity(jurisdiction: str, permit_number: str) -> Any:
+    return and_(
+        PermitRecord.jurisdiction == jurisdiction, PermitRecord.permit_number == permit_number
+    )
+
+
+async def read_cached(
+    db: AsyncSession, jurisdiction: str, permit_number: str
+) -> CachedPermit | None:
+    row = (
+        await db.execute(select(*_CACHED_COLUMNS).where(_identity(jurisdiction, permit_number)))
+    ).first()
+    if row is None:
+        return None
+    values = list(row)
+    values[-1] = bool(values[-1])
+    return CachedPermit(*values)
+
+
+async def holding_any(db: AsyncSession, identities: list[tuple[str, str]]) -> list[str]:
+    """Which of these (jurisdiction, number) identities hold a stored representation; rule 7
+    of status lookups (a permit once found with a jurisdiction needs none later)."""
+    if not identities:
+        return []
+    result = await db.execute(
+        select(PermitRecord.jurisdiction)
+        .where(
+            or_(*(_identity(j, n) for j, n in identities)),
+            PermitRecord.snapshot.is_not(None),
+        )
+        .order_by(PermitRecord.jurisdiction)
+    )
+    return list(result.scalars())
+
+
+async def holding_number(db: AsyncSession, permit_numbers: list[str]) -> list[tuple[str, str]]:
+    """(jurisdiction, number) of stored representations with any of these numbers."""
+    result = await db.execute(
+        select(PermitRecord.jurisdiction, PermitRecord.permit_number)
+        .where(PermitRecord.permit_number.in_(permit_numbers), PermitRecord.snapshot.is_not(None))
+        .order_by(PermitRecord.jurisdiction)
+    )
+    return [(j, n) for j, n in result.all()]
+
+
+async def ensure_row(
+    db: AsyncSession, *, permit_id: str, jurisdiction: str, permit_number: str, now: datetime
+) -> None:
+    """Create the identity row (no representation yet) so a refresh lease can be taken on it."""
+    values = {
+        "permit_id": permit_id,
+        "jurisdiction": jurisdiction,
+        "permit_number": permit_number,
+        "display_number": permit_number,
+        "created_at": now,
+    }
+    insert = postgresql.insert if db.get_bind().dialect.name == "postgresql" else sqlite.insert
+    await db.execute(insert(PermitRecord).values(values).on_conflict_do_nothing())
+
+
+async def claim_refresh(
+    db: AsyncSession,
+    jurisdiction: str,
+    permit_number: str,
+    owner: str,
+    now: datetime,
+    until: datetime,
+) -> bool:
+    """Take the refresh lease if nobody holds an unexpired one (the conditional UPDATE is the
+    check, so two processes can never both win)."""
+    result = await db.execute(
+        update(PermitRecord)
+        .where(
+            _identity(jurisdiction, permit_number),
+            or_(
+                PermitRecord.refresh_lease_owner.is_(None),
+                PermitRecord.refresh_lease_expires_at < now,
+            ),
+        )
+        .values(refresh_lease_owner=owner, refresh_lease_expires_at=until)
+    )
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True, slots=True)
+class RefreshState:
+    lease_owner: str | None
+    lease_expires_at: datetime | None
+    fetched_at: datetime | None
+    last_attempted_at: datetime | None
+    last_failure_reason: str | None
+
+
+async def refresh_state(
+    db: AsyncSession, jurisdiction: str, permit_number: str
+) -> RefreshState | None:
+    row = (
+        await db.execute(
+            select(
+                PermitRecord.refresh_lease_owner,
+                PermitRecord.refresh_lease_expires_at,
+                PermitRecord.fetched_at,
+                PermitRecord.last_attempted_at,
+                PermitRecord.last_failure_reason,
+            ).where(_identity(jurisdiction, permit_number))
+        )
+    ).first()
+    return None if row is None else RefreshState(*row)
+
+
+async def store_snapshot(
+    db: AsyncSession,
+    jurisdiction: str,
+    permit_number: str,
+    *,
+    display_number: str,
+    raw_status: str,
+    normalized_status: str,
+    status_date: date | None,
+    permit_type: str | None,
+    issued_date: date | None,
+    applied_date: date | None,
+    snapshot: dict[str, Any],
+    normalization_version: str,
+    fetched_at: datetime,
+) -> None:
+    """Replace the representation after a successful fetch and drop the refresh lease."""
+    await db.execute(
+        update(PermitRecord)
+        .where(_identity(jurisdiction, permit_number))
+        .values(
+            display_number=display_number,
+            raw_status=raw_status,
+            normalized_status=normalized_status,
+            status_date=status_date,
+            permit_type=permit_type,
+            issued_date=issued_date,
+            applied_date=applied_date,
+            snapshot=snapshot,
+            normalization_version=normalization_version,
+            fetched_at=fetched_at,
+            last_attempted_at=fetched_at,
+            last_failure_reason=None,
+            refresh_lease_owner=None,
+            refresh_lease_expires_at=None,
+        )
+    )
+
+
+async def store_failure(
+    db: AsyncSession, jurisdiction: str, permit_number: str, *, reason: str, attempted_at: datetime
+) -> None:
+    """Record a failed refresh (the representation stays) and drop the refresh lease."""
+    await db.execute(
+        update(PermitRecord)
+        .where(_identity(jurisdiction, permit_number))
+        .values(
+            last_attempted_at=attempted_at,
+            last_failure_reason=reason,
+            refresh_lease_owner=None,
+            refresh_lease_expires_at=None,
+        )
+    )

@@ -45,3 +45,7 @@ class SourceGateway:
 
     async def search(self, jurisdiction: Jurisdiction, criteria: SearchCriteria) -> SearchPage:
         return await self.adapter(jurisdiction).search(jurisdiction, criteria)
+
+    def use_adapter(self, family: str, adapter: SourceAdapter) -> None:
+        """Serve `family` with this adapter instance (tests and benchmarks plug fakes here)."""
+        self._adapters[family] = adapter

@@ -22,7 +22,7 @@ from permitapi.account import service as accounts
 from permitapi.account.plans import Meter
 from permitapi.account.service import Principal
 from permitapi.context import AppContext
-from permitapi.errors import Unauthorized
+from permitapi.errors import TooManyRequests, Unauthorized
 from permitapi.usage import service as usage
 from permitapi.usage.service import MeterState
 
@@ -89,6 +89,37 @@ async def optional_principal(request: Request, ctx: Ctx) -> Principal | None:
     return await _authenticate(request, ctx, throttled=True)
 
 
+async def require_principal_cached(request: Request, ctx: Ctx) -> Principal:
+    """The hot-path variant (status lookups): the key comes from the short in-process key
+    cache and no meter read is made; the endpoint sets the rate-limit headers from its own
+    reservation (`record_meter`), or reads the meter when it refuses before reserving."""
+    raw = request.headers.get(API_KEY_HEADER)
+    if not raw:
+        raise Unauthorized(f"Missing {API_KEY_HEADER} header.", code="invalid_api_key")
+    principal = await ctx.keys.resolve(ctx.sessionmaker, raw.strip())
+    if principal is None:
+        raise Unauthorized("The API key is invalid or deactivated.", code="invalid_api_key")
+    request.state.principal = principal
+    if principal.is_sandbox:
+        set_response_header(request, "X-Sandbox-Mode", "true")
+        return principal
+    try:
+        await usage.check_burst(ctx.burst, principal)
+    except TooManyRequests:
+        await refresh_rate_limit_headers(request, ctx, principal)
+        raise
+    return principal
+
+
+async def refresh_rate_limit_headers(
+    request: Request, ctx: AppContext, principal: Principal
+) -> None:
+    """Read the meter and set the rate-limit headers (paths that reserved nothing)."""
+    async with ctx.sessionmaker() as session:
+        state = await usage.meter_state(session, principal, meter_of(request), ctx.clock.now())
+    set_rate_limit_headers(request, state)
+
+
 def use_meter(meter: Meter) -> Any:
     """Dependency (list it before auth) selecting which meter the rate-limit headers show."""
 
@@ -100,6 +131,7 @@ def use_meter(meter: Meter) -> Any:
 
 Authenticated = Annotated[Principal, Depends(require_principal)]
 AuthenticatedFree = Annotated[Principal, Depends(require_principal_unthrottled)]
+AuthenticatedCached = Annotated[Principal, Depends(require_principal_cached)]
 MaybeAuthenticated = Annotated[Principal | None, Depends(optional_principal)]
 
 
@@ -110,10 +142,12 @@ def record_meter(request: Request, state: MeterState) -> None:
 
 __all__ = [
     "Authenticated",
+    "AuthenticatedCached",
     "AuthenticatedFree",
     "Ctx",
     "MaybeAuthenticated",
     "record_meter",
+    "refresh_rate_limit_headers",
     "set_response_header",
     "use_meter",
 ]

@@ -27,7 +27,9 @@ class JobSource(Protocol):
 
 def job_sources() -> list[JobSource]:
     """Every job source of the service, in the order the loop visits them."""
-    return []
+    from permitapi.operation.jobs import OperationJobs  # jobs import services; keep lazy
+
+    return [OperationJobs()]
 
 
 class Worker:

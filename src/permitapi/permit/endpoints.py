@@ -1,0 +1,148 @@
+"""GET /permits/{permit_number}/status and POST /permits/batch-status (thin: parse, call the
+lookup service, shape headers). Answers are rendered with orjson from plain dicts: this is the
+service's hot path."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import orjson
+from fastapi import APIRouter, Header, Query, Request
+from fastapi.responses import Response
+
+from permitapi.account.service import Principal
+from permitapi.context import AppContext
+from permitapi.errors import PROBLEM_CONTENT_TYPE
+from permitapi.operation.schemas import OperationOut
+from permitapi.permit import batch, lookup, sandbox
+from permitapi.permit.lookup import ItemOutcome, StatusQuery
+from permitapi.permit.metering import MeterTracker
+from permitapi.permit.schemas import (
+    BatchRequest,
+    BatchResponse,
+    MultipleJurisdictionsProblem,
+    PermitStatus,
+)
+from permitapi.web.deps import AuthenticatedCached, Ctx, record_meter, refresh_rate_limit_headers
+from permitapi.web.openapi import problem_responses
+
+router = APIRouter(tags=["permits"])
+
+RESPOND_ASYNC = "respond-async"
+OPERATION_RETRY_AFTER = "2"
+
+_STATUS_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"model": PermitStatus, "description": "The permit status record"},
+    202: {
+        "model": OperationOut,
+        "description": "Accepted as a durable operation (browser-backed source with a cache "
+        "miss, or force_refresh with Prefer: respond-async). Headers: Location (poll URL), "
+        "Retry-After: 2, and Preference-Applied: respond-async when the client asked for it.",
+    },
+    300: {
+        "model": MultipleJurisdictionsProblem,
+        "description": "Ambiguous number: candidates ranked strongest first (consumes 1 credit)",
+        "content": {
+            PROBLEM_CONTENT_TYPE: {
+                "schema": {"$ref": "#/components/schemas/MultipleJurisdictionsProblem"}
+            }
+        },
+    },
+    **problem_responses(400, 401, 403, 404, 429, 503),
+}
+
+
+def _json(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return Response(orjson.dumps(body), status_code=status, media_type="application/json",
+                    headers=headers)  # fmt: skip
+
+
+def _wants_async(prefer: str | None) -> bool:
+    if not prefer:
+        return False
+    return any(p.split(";")[0].strip().lower() == RESPOND_ASYNC for p in prefer.split(","))
+
+
+async def _settled(
+    request: Request, ctx: AppContext, principal: Principal, meter: MeterTracker
+) -> None:
+    if principal.is_sandbox:
+        return
+    if meter.state is not None:
+        record_meter(request, meter.state)
+    else:
+        await refresh_rate_limit_headers(request, ctx, principal)
+
+
+def _answer(item: ItemOutcome, *, preference_applied: bool) -> Response:
+    if item.kind == "record":
+        return _json(item.body)
+    if item.kind == "operation":
+        headers = {"Location": item.body["poll_url"], "Retry-After": OPERATION_RETRY_AFTER}
+        if preference_applied:
+            headers["Preference-Applied"] = RESPOND_ASYNC
+        return _json(item.body, 202, headers)
+    assert item.error is not None
+    raise item.error
+
+
+@router.get(
+    "/permits/{permit_number}/status",
+    summary="Status of one permit (cache, live fetch or durable operation)",
+    response_model=None,
+    responses=_STATUS_RESPONSES,
+)
+async def get_permit_status(
+    request: Request,
+    ctx: Ctx,
+    principal: AuthenticatedCached,
+    permit_number: str,
+    jurisdiction: Annotated[
+        str | None, Query(description="Slug; required when the number format is shared")
+    ] = None,
+    force_refresh: Annotated[
+        bool, Query(description="Live re-fetch; paid plans; 10 credits; 10 per hour")
+    ] = False,
+    near: Annotated[
+        str | None, Query(description="`<lat>,<lon>`: orders candidates; malformed is ignored")
+    ] = None,
+    prefer: Annotated[
+        str | None, Header(description="`respond-async` with force_refresh=true: operation")
+    ] = None,
+) -> Response:
+    query = StatusQuery(
+        permit_number=permit_number,
+        jurisdiction=jurisdiction,
+        force_refresh=force_refresh,
+        near=lookup.parse_near(near),
+        respond_async=_wants_async(prefer),
+    )
+    meter = MeterTracker()
+    try:
+        if principal.is_sandbox:
+            item = await sandbox.sandbox_status(ctx, principal, query)
+        else:
+            item = await lookup.lookup_status(ctx, principal, query, meter)
+    finally:
+        await _settled(request, ctx, principal, meter)
+    return _answer(item, preference_applied=query.respond_async and query.force_refresh)
+
+
+@router.post(
+    "/permits/batch-status",
+    summary="Status of up to 25 permits (always 200; check results, errors and operations)",
+    response_model=BatchResponse,
+    responses=problem_responses(400, 401, 429),
+)
+async def post_batch_status(
+    request: Request, ctx: Ctx, principal: AuthenticatedCached, payload: BatchRequest
+) -> Response:
+    meter = MeterTracker()
+    try:
+        if principal.is_sandbox:
+            body = sandbox.sandbox_batch(ctx, principal, payload.permit_numbers)
+        else:
+            body = await batch.batch_status(ctx, principal, payload.permit_numbers, meter)
+    finally:
+        await _settled(request, ctx, principal, meter)
+    return _json(body)

@@ -1,0 +1,366 @@
+"""Status lookups: one permit (GET status) and the per-item logic batch status shares.
+
+A lookup spans a portal fetch and no connection may be held across one, so this module opens
+its own short transactions (`ctx.transaction()`): (1) reserve credits, resolve the
+jurisdiction and read the cache; (2) outside any transaction, refresh through single flight;
+(3) read the stored result and settle. The repository and usage functions it calls never
+commit. Settlement (docs/decisions.md): answers below 400, 300 and 404 keep the reservation;
+validation errors and upstream failures without cached data give it back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+from urllib.parse import quote
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from permitapi.account.plans import FORCE_REFRESH_COST, FORCE_REFRESH_PER_HOUR, LOOKUP_COST, Meter
+from permitapi.account.service import Principal
+from permitapi.context import AppContext
+from permitapi.errors import (
+    ApiError,
+    BadRequest,
+    Forbidden,
+    MultipleChoices,
+    NotFound,
+    ServiceUnavailable,
+    TooManyRequests,
+)
+from permitapi.operation import service as operations
+from permitapi.permit import presenter
+from permitapi.permit import repository as permits
+from permitapi.permit.metering import MeterTracker
+from permitapi.permit.refresh import RefreshOutcome, refresh
+from permitapi.sources.detect import Candidate, detect, normalize_number
+from permitapi.sources.registry import Directory, Jurisdiction
+from permitapi.usage import service as usage
+
+MAX_PERMIT_NUMBER_LENGTH = 64
+
+
+@dataclass(frozen=True, slots=True)
+class StatusQuery:
+    permit_number: str
+    jurisdiction: str | None = None
+    force_refresh: bool = False
+    near: tuple[float, float] | None = None
+    respond_async: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    jurisdiction: Jurisdiction
+    number: str  # normalised for this jurisdiction
+
+
+@dataclass
+class ItemOutcome:
+    """How one lookup ended. `kind`: record (200), operation (202) or error."""
+
+    kind: Literal["record", "operation", "error"]
+    body: dict[str, Any] = field(default_factory=dict)
+    error: ApiError | None = None
+    consumed: bool = True  # False: the item's credits were given back
+
+
+@dataclass
+class Plan:
+    outcome: ItemOutcome | None = None  # already decided
+    fetch: Target | None = None  # needs a synchronous refresh
+    units: int = LOOKUP_COST
+
+
+# -- parsing and validation ---------------------------------------------------------------------
+
+
+def parse_near(raw: str | None) -> tuple[float, float] | None:
+    """`<lat>,<lon>` in decimal degrees; anything else is ignored silently (contract)."""
+    if not raw:
+        return None
+    parts = raw.split(",")
+    if len(parts) != 2:
+        return None
+    try:
+        lat, lon = float(parts[0]), float(parts[1])
+    except ValueError:
+        return None
+    if not (-90.0 <= lat <= 90.0 and -180.0 <= lon <= 180.0):
+        return None
+    return lat, lon
+
+
+def explicit_jurisdiction(directory: Directory, slug: str) -> Jurisdiction:
+    found = directory.get(slug) if slug.strip() else None
+    if found is None:
+        raise BadRequest(
+            f"Unknown jurisdiction '{slug}'. GET /api/v1/jurisdictions lists the slugs.",
+            code="invalid_jurisdiction",
+            extra={"parameter": "jurisdiction"},
+        )
+    return found
+
+
+def check_permit_number(raw: str) -> str:
+    number = raw.strip()
+    if not number or len(number) > MAX_PERMIT_NUMBER_LENGTH or not number.isprintable():
+        raise BadRequest(
+            f"A permit number is 1-{MAX_PERMIT_NUMBER_LENGTH} printable characters.",
+            code="invalid_permit_number",
+            extra={"parameter": "permit_number"},
+        )
+    return number
+
+
+async def check_force_refresh(ctx: AppContext, principal: Principal) -> None:
+    """force_refresh needs a paid plan, and at most FORCE_REFRESH_PER_HOUR an hour per key."""
+    if not principal.plan.force_refresh:
+        raise Forbidden(
+            "force_refresh needs a paid plan (Developer, Pro or Enterprise).",
+            code="force_refresh_not_available",
+        )
+    if principal.is_sandbox:
+        return
+    verdict = await ctx.burst.hit_per_hour(
+        principal.api_key_id, "force_refresh", FORCE_REFRESH_PER_HOUR
+    )
+    if not verdict.allowed:
+        raise TooManyRequests(
+            f"At most {FORCE_REFRESH_PER_HOUR} force_refresh lookups per hour. "
+            f"Retry after {verdict.retry_after_seconds} seconds.",
+            code="force_refresh_limit_exceeded",
+            extra={"retry_after_seconds": verdict.retry_after_seconds},
+            headers={"Retry-After": str(verdict.retry_after_seconds)},
+        )
+
+
+# -- jurisdiction resolution ----------------------------------------------------------------------
+
+
+def choose(candidates: list[Candidate]) -> Candidate | None:
+    """Auto-detect: the one strong candidate, or the only candidate there is."""
+    strong = [c for c in candidates if c.confidence == "strong"]
+    if len(strong) == 1:
+        return strong[0]
+    if len(candidates) == 1 and candidates[0].confidence != "none":
+        return candidates[0]
+    return None
+
+
+def example_path(raw: str, slug: str) -> str:
+    return f"/api/v1/permits/{quote(raw, safe='')}/status?jurisdiction={quote(slug, safe=':')}"
+
+
+def multiple_jurisdictions(raw: str, candidates: list[Candidate]) -> MultipleChoices:
+    return MultipleChoices(
+        f"Permit number '{raw}' matches {len(candidates)} jurisdictions; "
+        "repeat the request with one of them as the jurisdiction parameter.",
+        extra={
+            "permit_number": raw,
+            "candidates": [
+                {
+                    "slug": c.slug,
+                    "display_name": c.display_name,
+                    "confidence": c.confidence,
+                    "reason": c.reason,
+                }
+                for c in candidates
+            ],
+            "example": example_path(raw, candidates[0].slug),
+        },
+    )
+
+
+def not_supported(raw: str) -> NotFound:
+    return NotFound(
+        f"No supported jurisdiction uses a permit number like '{raw}'. "
+        "Pass the jurisdiction parameter if you know it.",
+        code="jurisdiction_not_supported",
+    )
+
+
+async def _resolve_held(
+    session: AsyncSession, directory: Directory, raw: str, candidates: list[Candidate]
+) -> tuple[Target | None, list[Candidate]]:
+    """Rule 7: among the candidates (or, with none detected, any jurisdiction), the one where
+    this permit was looked up before. Returns the target, or the candidates to offer."""
+    held = set(
+        await permits.holding_any(session, [(c.slug, c.normalized_number) for c in candidates])
+    )
+    if not candidates:
+        generic = "".join(raw.split()).upper()
+        for slug, _number in await permits.holding_number(session, [generic]):
+            held.add(slug)
+    if len(held) == 1:
+        jurisdiction = directory.get(held.pop())
+        if jurisdiction is not None:
+            return Target(jurisdiction, normalize_number(jurisdiction, raw)), candidates
+    if held and not candidates:
+        candidates = [
+            Candidate(
+                j.slug,
+                j.display_name,
+                "none",
+                "looked up before in this jurisdiction",
+                normalize_number(j, raw),
+            )
+            for slug in sorted(held)
+            if (j := directory.get(slug)) is not None
+        ]
+    return None, candidates
+
+
+# -- one item ------------------------------------------------------------------------------
+
+
+def _record(
+    ctx: AppContext,
+    principal: Principal,
+    row: permits.CachedPermit,
+    source: presenter.Source,
+    now: datetime,
+    stale_reason: str | None = None,
+) -> ItemOutcome:
+    body = presenter.status_record(
+        row,
+        ctx.directory,
+        source=source,
+        now=now,
+        refresh_available=principal.plan.force_refresh,
+        stale_reason=stale_reason,
+    )
+    return ItemOutcome("record", body)
+
+
+async def plan_item(
+    session: AsyncSession,
+    ctx: AppContext,
+    principal: Principal,
+    query: StatusQuery,
+    reservation: usage.Reservation,
+    units: int,
+    now: datetime,
+) -> Plan:
+    """Inside the reservation's transaction: resolve, read the cache, or accept an operation."""
+    target: Target | None = None
+    candidates: list[Candidate] = []
+    if query.jurisdiction is not None:
+        jurisdiction = explicit_jurisdiction(ctx.directory, query.jurisdiction)
+        target = Target(jurisdiction, normalize_number(jurisdiction, query.permit_number))
+    else:
+        candidates = detect(ctx.directory, query.permit_number, query.near)
+        chosen = choose(candidates)
+        detected = ctx.directory.get(chosen.slug) if chosen is not None else None
+        if chosen is not None and detected is not None:
+            target = Target(detected, chosen.normalized_number)
+        else:
+            target, candidates = await _resolve_held(
+                session, ctx.directory, query.permit_number, candidates
+            )
+    if target is None:
+        error = (
+            multiple_jurisdictions(query.permit_number, candidates)
+            if candidates
+            else not_supported(query.permit_number)
+        )
+        return Plan(ItemOutcome("error", error=error), units=units)
+    row = await permits.read_cached(session, target.jurisdiction.slug, target.number)
+    has_data = row is not None and row.has_snapshot
+    if row is not None and has_data and not query.force_refresh:
+        if presenter.is_fresh(row, now):
+            return Plan(_record(ctx, principal, row, "cached", now), units=units)
+        if presenter.in_failure_backoff(row, now):
+            return Plan(
+                _record(ctx, principal, row, "stale_cache", now, row.last_failure_reason),
+                units=units,
+            )
+    if target.jurisdiction.browser_backed or (query.force_refresh and query.respond_async):
+        body = await operations.create(
+            session,
+            api_key_id=principal.api_key_id,
+            jurisdiction=target.jurisdiction.slug,
+            permit_number=target.number,
+            force_refresh=query.force_refresh,
+            reserved_period=reservation.period,
+            reserved_units=units,
+            now=now,
+        )
+        return Plan(ItemOutcome("operation", body), units=units)
+    return Plan(fetch=target, units=units)
+
+
+def permit_not_found(target: Target) -> NotFound:
+    return NotFound(
+        f"{target.jurisdiction.display_name} has no permit {target.number}.",
+        code="permit_not_found",
+        extra={"jurisdiction": target.jurisdiction.slug},
+    )
+
+
+def unavailable(target: Target, outcome: RefreshOutcome) -> ServiceUnavailable:
+    return ServiceUnavailable(
+        f"{target.jurisdiction.display_name} is temporarily unavailable and no cached copy of "
+        f"permit {target.number} exists. Retry after {outcome.retry_after} seconds.",
+        code="jurisdiction_unavailable",
+        extra={
+            "jurisdiction": target.jurisdiction.slug,
+            "reason": outcome.reason,
+            "retry_after_seconds": outcome.retry_after,
+        },
+        headers={"Retry-After": str(outcome.retry_after)},
+    )
+
+
+async def settle_fetch(
+    session: AsyncSession,
+    ctx: AppContext,
+    principal: Principal,
+    target: Target,
+    outcome: RefreshOutcome,
+    now: datetime,
+) -> ItemOutcome:
+    """After a refresh: the stored result as a record, or the error; `consumed` says whether
+    the item's credits stay spent."""
+    if outcome.kind == "not_found":
+        return ItemOutcome("error", error=permit_not_found(target))
+    row = await permits.read_cached(session, target.jurisdiction.slug, target.number)
+    if row is not None and row.has_snapshot:
+        if outcome.kind == "fetched":
+            return _record(ctx, principal, row, "live_scrape", now)
+        return _record(ctx, principal, row, "stale_cache", now, outcome.reason)
+    return ItemOutcome("error", error=unavailable(target, outcome), consumed=False)
+
+
+# -- GET status ----------------------------------------------------------------------------
+
+
+async def lookup_status(
+    ctx: AppContext, principal: Principal, query: StatusQuery, meter: MeterTracker
+) -> ItemOutcome:
+    """One status lookup for a live key. Raises ApiError for refusals made before any credit
+    is reserved (validation, entitlement, limits); returns the outcome otherwise."""
+    check_permit_number(query.permit_number)
+    if query.jurisdiction is not None:
+        explicit_jurisdiction(ctx.directory, query.jurisdiction)
+    if query.force_refresh:
+        await check_force_refresh(ctx, principal)
+    units = FORCE_REFRESH_COST if query.force_refresh else LOOKUP_COST
+    now = ctx.clock.now()
+    async with ctx.transaction() as session:
+        reservation = await usage.reserve(session, principal, Meter.LOOKUP, units, now)
+        plan = await plan_item(session, ctx, principal, query, reservation, units, now)
+    meter.reserved(reservation, now)
+    if plan.outcome is not None:
+        return plan.outcome
+    assert plan.fetch is not None
+    outcome = await refresh(ctx, plan.fetch.jurisdiction, plan.fetch.number)
+    now = ctx.clock.now()
+    async with ctx.transaction() as session:
+        item = await settle_fetch(session, ctx, principal, plan.fetch, outcome, now)
+        if not item.consumed:
+            await usage.release(session, reservation)
+    if not item.consumed:
+        meter.released(units)
+    return item

@@ -1,0 +1,144 @@
+"""Sandbox keys: status and batch answered from a curated, deterministic demo data set.
+
+No portal fetch, no metering, no database reads. The demo permits (also in the README):
+
+    21030-20000-00256     ladbs         Issued                 phase active
+    22010-20000-03007     ladbs         Permit Finaled         phase closed
+    26016-90000-23958     ladbs         Plan Check             phase pending
+    UNC-BLDR250827010774  epicla        In Review              phase pending
+    CREB2025000372        epicla        Expired                phase terminated
+    PMT-3200001           aca:sandiego  Issued                 phase active
+
+Any other number behaves as it would live, without a fetch: a number no jurisdiction uses is
+404 `jurisdiction_not_supported`, an ambiguous one (e.g. `BLD24-00123`) is 300
+`multiple_jurisdictions`, and a well-formed unknown one (e.g. `21030-20000-99999`) is 404
+`permit_not_found`. Demo answers are `source: cached`, synced at the start of the current hour.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from permitapi.account.service import Principal
+from permitapi.context import AppContext
+from permitapi.errors import ApiError, BadRequest
+from permitapi.permit import presenter
+from permitapi.permit.batch import check_batch_size, shape
+from permitapi.permit.lookup import (
+    ItemOutcome,
+    StatusQuery,
+    Target,
+    check_force_refresh,
+    check_permit_number,
+    choose,
+    explicit_jurisdiction,
+    multiple_jurisdictions,
+    not_supported,
+    permit_not_found,
+)
+from permitapi.permit.repository import CachedPermit
+from permitapi.sources.base import NormalizedStatus as S
+from permitapi.sources.detect import detect, normalize_number, permit_id
+
+
+@dataclass(frozen=True, slots=True)
+class DemoPermit:
+    jurisdiction: str
+    permit_number: str
+    raw_status: str
+    status: S
+    permit_type: str
+    address: str
+    work_description: str
+
+
+DEMO_PERMITS = (
+    DemoPermit("ladbs", "21030-20000-00256", "Issued", S.ISSUED, "Bldg-Addition",
+               "1234 W Sunset Blvd, Los Angeles, CA 90026",
+               "Add 300 sq ft bedroom and bathroom to the rear of a single-family dwelling"),
+    DemoPermit("ladbs", "22010-20000-03007", "Permit Finaled", S.FINALED, "Bldg-Alter/Repair",
+               "5678 N Figueroa St, Los Angeles, CA 90042",
+               "Kitchen remodel: replace cabinets, relocate sink, new 100 A subpanel"),
+    DemoPermit("ladbs", "26016-90000-23958", "Plan Check", S.IN_REVIEW, "Electrical",
+               "910 S Grand Ave, Los Angeles, CA 90015",
+               "Install 7.2 kW rooftop solar photovoltaic system with battery storage"),
+    DemoPermit("epicla", "UNC-BLDR250827010774", "In Review", S.IN_REVIEW,
+               "Residential New Construction", "2450 Altadena Dr, Altadena, CA 91001",
+               "Rebuild of fire-damaged single-family dwelling, 1,850 sq ft"),
+    DemoPermit("epicla", "CREB2025000372", "Expired", S.EXPIRED, "Building Permit",
+               "17300 Sierra Hwy, Canyon Country, CA 91351",
+               "Detached two-car garage, 480 sq ft"),
+    DemoPermit("aca:sandiego", "PMT-3200001", "Issued", S.ISSUED, "Building",
+               "1010 Second Ave, San Diego, CA 92101",
+               "Tenant improvement, 2nd floor office suite"),
+)  # fmt: skip
+_BY_NUMBER = {d.permit_number: d for d in DEMO_PERMITS}
+
+
+def _row(ctx: AppContext, demo: DemoPermit) -> CachedPermit:
+    synced = ctx.clock.now().replace(minute=0, second=0, microsecond=0)
+    return CachedPermit(
+        permit_id=permit_id(demo.jurisdiction, demo.permit_number),
+        jurisdiction=demo.jurisdiction,
+        display_number=demo.permit_number,
+        raw_status=demo.raw_status,
+        normalized_status=demo.status.value,
+        permit_type=demo.permit_type,
+        address=demo.address,
+        work_description=demo.work_description,
+        fetched_at=synced,
+        last_attempted_at=synced,
+        last_failure_reason=None,
+        has_snapshot=True,
+    )
+
+
+def _item(ctx: AppContext, principal: Principal, query: StatusQuery) -> ItemOutcome:
+    generic = "".join(query.permit_number.split()).upper()
+    if query.jurisdiction is not None:
+        jurisdiction = explicit_jurisdiction(ctx.directory, query.jurisdiction)
+        demo = _BY_NUMBER.get(normalize_number(jurisdiction, query.permit_number))
+        if demo is None or demo.jurisdiction != jurisdiction.slug:
+            target = Target(jurisdiction, normalize_number(jurisdiction, query.permit_number))
+            return ItemOutcome("error", error=permit_not_found(target))
+    else:
+        demo = _BY_NUMBER.get(generic)
+    if demo is None:
+        candidates = detect(ctx.directory, query.permit_number, query.near)
+        chosen = choose(candidates)
+        detected = ctx.directory.get(chosen.slug) if chosen is not None else None
+        error: ApiError
+        if chosen is not None and detected is not None:
+            error = permit_not_found(Target(detected, chosen.normalized_number))
+        elif candidates:
+            error = multiple_jurisdictions(query.permit_number, candidates)
+        else:
+            error = not_supported(query.permit_number)
+        return ItemOutcome("error", error=error)
+    body = presenter.status_record(
+        _row(ctx, demo),
+        ctx.directory,
+        source="cached",
+        now=ctx.clock.now(),
+        refresh_available=principal.plan.force_refresh,
+    )
+    return ItemOutcome("record", body)
+
+
+async def sandbox_status(ctx: AppContext, principal: Principal, query: StatusQuery) -> ItemOutcome:
+    check_permit_number(query.permit_number)
+    if query.force_refresh:
+        await check_force_refresh(ctx, principal)  # same entitlement as live; no fetch
+    return _item(ctx, principal, query)
+
+
+def sandbox_batch(ctx: AppContext, principal: Principal, numbers: list[str]) -> dict[str, Any]:
+    check_batch_size(numbers)
+    items: list[ItemOutcome] = []
+    for raw in numbers:
+        try:
+            items.append(_item(ctx, principal, StatusQuery(check_permit_number(raw))))
+        except BadRequest as exc:
+            items.append(ItemOutcome("error", error=exc, consumed=False))
+    return shape(numbers, items)

@@ -1,0 +1,99 @@
+"""API shapes of the status and batch endpoints (documentation and request parsing; answers
+are rendered from plain dicts on the hot path)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from permitapi.operation.schemas import OperationOut
+from permitapi.web.openapi import Problem
+
+
+class DataFreshness(BaseModel):
+    age_seconds: int = Field(description="Seconds since the data was fetched from the portal")
+    cached: bool = Field(description="False only when this request fetched the portal live")
+    refresh_available: bool = Field(description="force_refresh allowed: true on paid plans")
+    fetched_at: str
+    last_successful_fetch_at: str
+    last_attempted_fetch_at: str
+    is_stale: bool = Field(description="True when a portal failure forced a last-known answer")
+    stale_reason: str | None = Field(
+        description="source_timeout, source_unavailable, source_maintenance, source_throttled, "
+        "source_blocked, source_changed or source_error; null unless is_stale"
+    )
+    next_refresh_at: str = Field(
+        description="When an ordinary lookup will next fetch the portal (cache expiry, or the "
+        "end of the failure backoff for stale answers)"
+    )
+
+
+class PermitStatus(BaseModel):
+    permit_number: str
+    permit_id: str = Field(description="Canonical permit UUID")
+    jurisdiction: str
+    jurisdiction_display: str
+    status: str = Field(description="Portal status text (whitespace tidied)")
+    portal_status: str = Field(description="Raw portal status, exactly as published")
+    status_phase: Literal["pending", "active", "closed", "terminated", "unknown"]
+    permit_type: str | None
+    address: str | None
+    work_description: str | None
+    source: Literal["cached", "live_scrape", "stale_cache"]
+    last_synced_at: str
+    data_freshness: DataFreshness
+
+
+class JurisdictionCandidate(BaseModel):
+    slug: str
+    display_name: str
+    confidence: Literal["strong", "weak", "none"]
+    reason: str
+
+
+class MultipleJurisdictionsProblem(Problem):
+    """HTTP 300: the number matches several jurisdictions (ranked strongest first)."""
+
+    permit_number: str
+    candidates: list[JurisdictionCandidate]
+    example: str = Field(description="A status path with the first candidate's jurisdiction")
+
+
+class BatchRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    permit_numbers: list[str] = Field(description="1 to 25 permit numbers")
+
+
+class BatchError(BaseModel):
+    permit_number: str
+    error: str = Field(
+        description="not_found, jurisdiction_not_supported, multiple_jurisdictions, "
+        "upstream_timeout, upstream_unavailable or invalid_permit_number"
+    )
+    message: str
+    jurisdiction_hint: str | None
+    status_code: int
+    retryable: bool
+
+
+class BatchResult(BaseModel):
+    """The status record, as GET status returns it."""
+
+    model_config = ConfigDict(extra="allow")
+
+    permit_number: str
+    jurisdiction: str
+    jurisdiction_display: str
+    status: str
+    status_phase: str
+    source: str
+    last_synced_at: str
+    data_freshness: DataFreshness
+
+
+class BatchResponse(BaseModel):
+    results: list[BatchResult]
+    errors: list[BatchError]
+    operations: list[OperationOut]
