@@ -52,6 +52,8 @@ class FakePortal:
         self.fault: SourceError | None = None
         self.latency = 0.0
         self.requests: Counter[tuple[str, str]] = Counter()
+        self.in_flight = 0
+        self.peak_in_flight = 0
 
     def add(self, snap: PermitSnapshot) -> PermitSnapshot:
         self.permits[(snap.jurisdiction, snap.permit_number.upper())] = snap
@@ -63,8 +65,13 @@ class FakePortal:
 
     async def fetch_permit(self, jurisdiction: Jurisdiction, permit_number: str) -> PermitSnapshot:
         self.requests[(jurisdiction.slug, permit_number)] += 1
-        if self.latency:
-            await asyncio.sleep(self.latency)
+        self.in_flight += 1
+        self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+        try:
+            if self.latency:
+                await asyncio.sleep(self.latency)
+        finally:
+            self.in_flight -= 1
         if self.fault is not None:
             raise self.fault
         found = self.permits.get((jurisdiction.slug, permit_number.upper()))
