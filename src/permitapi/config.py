@@ -50,6 +50,9 @@ class Settings(BaseSettings):
     worker_poll_interval_seconds: float = Field(default=0.5, gt=0)
     # How long a worker owns a claimed operation; a worker that dies loses it after this.
     operation_lease_seconds: float = Field(default=120.0, gt=0)
+    # How long one process owns a permit's refresh (cross-process single flight); longer than
+    # one fetch with its bounded retries, so a live holder is never overtaken.
+    refresh_lease_seconds: float = Field(default=90.0, gt=0)
 
     @property
     def is_sqlite(self) -> bool:

@@ -34,7 +34,6 @@ from permitapi.sources.status import NORMALIZATION_VERSION
 
 log = logging.getLogger("permitapi.permit.refresh")
 
-REFRESH_LEASE = timedelta(seconds=90)  # > the HTTP module's bounded retries of one fetch
 WAIT_POLL_SECONDS = 0.05
 DEFAULT_RETRY_AFTER = 30
 NOT_FOUND = "not_found"
@@ -104,6 +103,7 @@ async def refresh(ctx: AppContext, jurisdiction: Jurisdiction, number: str) -> R
 
 async def _refresh_once(ctx: AppContext, jurisdiction: Jurisdiction, number: str) -> RefreshOutcome:
     owner = process_owner()
+    lease = timedelta(seconds=ctx.settings.refresh_lease_seconds)
     while True:
         now = ctx.clock.now()
         async with ctx.transaction() as session:
@@ -115,18 +115,20 @@ async def _refresh_once(ctx: AppContext, jurisdiction: Jurisdiction, number: str
                 now=now,
             )
             claimed = await permits.claim_refresh(
-                session, jurisdiction.slug, number, owner, now, now + REFRESH_LEASE
+                session, jurisdiction.slug, number, owner, now, now + lease
             )
         if claimed:
             return await _fetch_and_store(ctx, jurisdiction, number)
-        outcome = await _wait_for_holder(ctx, jurisdiction.slug, number)
+        outcome = await _wait_for_holder(ctx, jurisdiction.slug, number, lease)
         if outcome is not None:
             return outcome
         # The holder's lease ran out without a result (it crashed): try to take over.
 
 
-async def _wait_for_holder(ctx: AppContext, slug: str, number: str) -> RefreshOutcome | None:
-    give_up = time.monotonic() + REFRESH_LEASE.total_seconds()
+async def _wait_for_holder(
+    ctx: AppContext, slug: str, number: str, lease: timedelta
+) -> RefreshOutcome | None:
+    give_up = time.monotonic() + lease.total_seconds()
     while time.monotonic() < give_up:
         await asyncio.sleep(WAIT_POLL_SECONDS)
         async with ctx.sessionmaker() as session:
