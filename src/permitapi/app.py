@@ -16,6 +16,7 @@ from permitapi.health.endpoints import router as health_router
 from permitapi.jurisdiction.endpoints import router as jurisdiction_router
 from permitapi.kit.clock import Clock, SystemClock
 from permitapi.operation.endpoints import router as operation_router
+from permitapi.permit import hot_path
 from permitapi.permit.endpoints import router as permit_router
 from permitapi.sources.gateway import SourceGateway
 from permitapi.sources.http import PortalHttp
@@ -71,6 +72,7 @@ def create_app(
             try:
                 yield
             finally:
+                await hot_path.close(ctx)
                 await ctx.sources.http.aclose()
                 await ctx.engine.dispose()
 

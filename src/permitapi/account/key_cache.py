@@ -1,13 +1,14 @@
 """A short, bounded in-process cache of resolved API keys for the hot lookup path.
 
 Resolving a key costs a database round trip; a cached status lookup must not pay it on every
-call (design.md, "The hot path"). Entries live `ttl` seconds at most, so a key deactivated or
+call (design.md, "The hot path"). Entries live about `ttl` seconds (±20%), so a key deactivated or
 re-planned by another process stops working within that bound; a deactivation through
 `account.service.deactivate_key` in this process drops the entry at once.
 """
 
 from __future__ import annotations
 
+import random
 import time
 import weakref
 from collections import OrderedDict
@@ -16,7 +17,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from permitapi.account.service import Principal, hash_key, looks_like_key, resolve_key
 
-DEFAULT_TTL_SECONDS = 5.0
+DEFAULT_TTL_SECONDS = 15.0
+# Entries expire at spread-out moments, so keys resolved together are not re-read together.
+TTL_JITTER = 0.2
 DEFAULT_MAX_ENTRIES = 10_000
 
 _caches: weakref.WeakSet[KeyCache] = weakref.WeakSet()
@@ -48,7 +51,8 @@ class KeyCache:
         if principal is None:
             self._entries.pop(key_hash, None)
             return None
-        self._entries[key_hash] = (now + self.ttl, principal)
+        ttl = self.ttl * random.uniform(1 - TTL_JITTER, 1 + TTL_JITTER)
+        self._entries[key_hash] = (now + ttl, principal)
         self._entries.move_to_end(key_hash)
         while len(self._entries) > self.max_entries:
             self._entries.popitem(last=False)

@@ -10,6 +10,7 @@ validation errors and upstream failures without cached data give it back.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -30,7 +31,7 @@ from permitapi.errors import (
     TooManyRequests,
 )
 from permitapi.operation import service as operations
-from permitapi.permit import presenter
+from permitapi.permit import hot_path, presenter
 from permitapi.permit import repository as permits
 from permitapi.permit.metering import MeterTracker
 from permitapi.permit.refresh import RefreshOutcome, refresh
@@ -333,6 +334,29 @@ async def settle_fetch(
     return ItemOutcome("error", error=unavailable(target, outcome), consumed=False)
 
 
+# -- the hot path: a fresh cache hit ---
+
+
+@functools.lru_cache(maxsize=4096)
+def _detect_cached(
+    directory: Directory, raw: str, near: tuple[float, float] | None
+) -> list[Candidate]:
+    """Detection is pure and the directory immutable; repeat lookups skip the regex sweep."""
+    return detect(directory, raw, near)
+
+
+def _quick_target(ctx: AppContext, query: StatusQuery) -> Target | None:
+    """The target when it needs no database to resolve (explicit, or detected)."""
+    if query.jurisdiction is not None:
+        jurisdiction = explicit_jurisdiction(ctx.directory, query.jurisdiction)
+        return Target(jurisdiction, normalize_number(jurisdiction, query.permit_number))
+    chosen = choose(_detect_cached(ctx.directory, query.permit_number, query.near))
+    detected = ctx.directory.get(chosen.slug) if chosen is not None else None
+    return (
+        None if chosen is None or detected is None else Target(detected, chosen.normalized_number)
+    )
+
+
 # -- GET status ----------------------------------------------------------------------------
 
 
@@ -348,9 +372,29 @@ async def lookup_status(
         await check_force_refresh(ctx, principal)
     units = FORCE_REFRESH_COST if query.force_refresh else LOOKUP_COST
     now = ctx.clock.now()
-    async with ctx.transaction() as session:
-        reservation = await usage.reserve(session, principal, Meter.LOOKUP, units, now)
-        plan = await plan_item(session, ctx, principal, query, reservation, units, now)
+    reservation: usage.Reservation | None = None
+    target = None if query.force_refresh else _quick_target(ctx, query)
+    if target is not None:
+        hot = await hot_path.reserve_and_read(
+            ctx, principal, units, target.jurisdiction.slug, target.number, now
+        )
+        reservation = hot.reservation
+        row = hot.row
+        fresh = row is not None and row.has_snapshot and presenter.is_fresh(row, now)
+        if reservation is not None and row is not None and fresh:
+            meter.reserved(reservation, now)
+            return _record(ctx, principal, row, "cached", now)
+    try:
+        async with ctx.transaction() as session:
+            if reservation is None:
+                reservation = await usage.reserve(session, principal, Meter.LOOKUP, units, now)
+            plan = await plan_item(session, ctx, principal, query, reservation, units, now)
+    except Exception:
+        if reservation is not None and target is not None:
+            # The hot path's reservation was committed on its own: give it back.
+            async with ctx.transaction() as session:
+                await usage.release(session, reservation)
+        raise
     meter.reserved(reservation, now)
     if plan.outcome is not None:
         return plan.outcome

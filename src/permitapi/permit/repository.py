@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import and_, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from permitapi.permit.models import PermitRecord
 
@@ -84,7 +84,7 @@ def _identity(jurisdiction: str, permit_number: str) -> Any:
 
 
 async def read_cached(
-    db: AsyncSession, jurisdiction: str, permit_number: str
+    db: AsyncSession | AsyncConnection, jurisdiction: str, permit_number: str
 ) -> CachedPermit | None:
     row = (
         await db.execute(select(*_CACHED_COLUMNS).where(_identity(jurisdiction, permit_number)))

@@ -19,7 +19,7 @@ from limits.aio.strategies import MovingWindowRateLimiter
 class WindowVerdict:
     allowed: bool
     retry_after_seconds: int
-    remaining: int
+    remaining: int  # -1 when allowed (not computed)
 
 
 def _storage(redis_url: str | None) -> Storage:
@@ -37,9 +37,13 @@ class BurstLimiter:
 
     async def _hit(self, item: RateLimitItem, *identifiers: str) -> WindowVerdict:
         allowed = await self._limiter.hit(item, self._namespace, *identifiers)
+        if allowed:
+            # The window's stats are only needed to refuse; skipping them on the common path
+            # halves the limiter's cost on every authenticated request.
+            return WindowVerdict(True, 0, -1)
         stats = await self._limiter.get_window_stats(item, self._namespace, *identifiers)
-        retry_after = 0 if allowed else max(1, math.ceil(stats.reset_time - time.time()))
-        return WindowVerdict(allowed, retry_after, stats.remaining)
+        retry_after = max(1, math.ceil(stats.reset_time - time.time()))
+        return WindowVerdict(False, retry_after, stats.remaining)
 
     async def hit_per_minute(self, key_id: str, per_minute: int) -> WindowVerdict:
         return await self._hit(RateLimitItemPerMinute(per_minute), "burst", key_id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy import and_, case, select, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from permitapi.usage.models import UsageMeter
 
@@ -19,7 +19,7 @@ async def ensure_meter(session: AsyncSession, api_key_id: str, meter: str, perio
 
 
 async def try_consume(
-    session: AsyncSession,
+    session: AsyncSession | AsyncConnection,
     api_key_id: str,
     meter: str,
     period: str,

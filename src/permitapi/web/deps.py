@@ -29,7 +29,9 @@ from permitapi.usage.service import MeterState
 API_KEY_HEADER = "X-API-Key"
 
 
-def get_ctx(request: Request) -> AppContext:
+async def get_ctx(request: Request) -> AppContext:
+    # async on purpose: FastAPI runs a plain `def` dependency in its thread pool, a thread hop
+    # on every request.
     ctx: AppContext = request.app.state.ctx
     return ctx
 

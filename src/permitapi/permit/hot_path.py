@@ -1,0 +1,125 @@
+"""The fresh-cache-hit fast path of status lookups (design.md, "The hot path").
+
+Authentication comes from the in-process key cache and the burst window from memory; what
+remains is one database round trip on PostgreSQL (reserve + read, see `hot_repository`) on a
+small raw asyncpg pool, or one short synchronous transaction on a dedicated sqlite3
+connection. No
+SQLAlchemy session, no ORM, no connection held beyond the statement.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import asyncpg  # type: ignore[import-untyped]
+from sqlalchemy.engine.url import make_url
+
+from permitapi.account.plans import Meter
+from permitapi.account.service import Principal
+from permitapi.context import AppContext
+from permitapi.kit.clock import period_of
+from permitapi.permit import hot_repository
+from permitapi.permit.repository import CachedPermit
+from permitapi.usage.service import Reservation
+
+_KEY = "permit.hot_path"
+POOL_SIZE = 8
+# The synchronous SQLite exchange blocks the event loop while it waits for a lock: keep short.
+SQLITE_HOT_BUSY_TIMEOUT_MS = 20
+
+
+@dataclass
+class _Drivers:
+    pg_pool: Any = None
+    sqlite: sqlite3.Connection | None = None
+
+
+async def _drivers(ctx: AppContext) -> _Drivers:
+    drivers = ctx.extras.get(_KEY)
+    if isinstance(drivers, _Drivers):
+        return drivers
+    lock = ctx.extras.setdefault(_KEY + ".init", asyncio.Lock())
+    async with lock:
+        drivers = ctx.extras.get(_KEY)
+        if isinstance(drivers, _Drivers):
+            return drivers
+        url = make_url(ctx.settings.database_url)
+        drivers = _Drivers()
+        if url.get_backend_name() == "postgresql":
+            dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
+            drivers.pg_pool = await asyncpg.create_pool(
+                dsn, min_size=1, max_size=POOL_SIZE, reset=_keep_session
+            )
+        else:
+            connection = sqlite3.connect(url.database or ":memory:", isolation_level=None)
+            connection.execute(f"PRAGMA busy_timeout={SQLITE_HOT_BUSY_TIMEOUT_MS}")
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=NORMAL")
+            drivers.sqlite = connection
+        ctx.extras[_KEY] = drivers
+        return drivers
+
+
+async def _keep_session(connection: Any) -> None:
+    """The pool's per-release reset (RESET ALL, UNLISTEN, ...) is a round trip; the hot path
+    sets no session state, so there is nothing to reset."""
+
+
+async def close(ctx: AppContext) -> None:
+    drivers = ctx.extras.pop(_KEY, None)
+    if not isinstance(drivers, _Drivers):
+        return
+    if drivers.pg_pool is not None:
+        with contextlib.suppress(Exception):
+            await drivers.pg_pool.close()
+    if drivers.sqlite is not None:
+        drivers.sqlite.close()
+
+
+@dataclass(frozen=True, slots=True)
+class HotRead:
+    reservation: Reservation | None
+    row: CachedPermit | None
+
+
+async def reserve_and_read(
+    ctx: AppContext,
+    principal: Principal,
+    units: int,
+    jurisdiction: str,
+    permit_number: str,
+    now: datetime,
+) -> HotRead:
+    """Reserve `units` lookup credits and read the cache row in one exchange. The reservation
+    is None when it could not be made here (the full path's `usage.reserve` decides)."""
+    drivers = await _drivers(ctx)
+    period = period_of(now)
+    limit = principal.limit(Meter.LOOKUP)
+    arguments: dict[str, Any] = {
+        "units": units,
+        "api_key_id": principal.api_key_id,
+        "period": period,
+        "ceiling": None if principal.may_exceed(Meter.LOOKUP) else limit,
+        "jurisdiction": jurisdiction,
+        "permit_number": permit_number,
+    }
+    if drivers.pg_pool is not None:
+        async with drivers.pg_pool.acquire() as connection:
+            result = await hot_repository.pg_reserve_and_read(connection, **arguments)
+    else:
+        assert drivers.sqlite is not None
+        try:
+            result = hot_repository.sqlite_reserve_and_read(drivers.sqlite, **arguments)
+        except sqlite3.OperationalError:
+            return HotRead(None, None)  # locked by another writer: the full path waits
+    reservation = (
+        None
+        if result.used is None
+        else Reservation(principal.api_key_id, Meter.LOOKUP, period, units, result.used, limit)
+    )
+    return HotRead(reservation, result.row)

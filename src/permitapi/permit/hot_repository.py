@@ -1,0 +1,134 @@
+"""The hot path's SQL, on the raw drivers (asyncpg, aiosqlite).
+
+A cached status lookup is the request the service answers most, and SQLAlchemy's execution
+machinery costs more than the database round trip itself (research/deps.md §3: Core ≈ 0.19x
+and the raw driver ≈ 0.5x of a bare endpoint). So this one statement pair runs on the driver:
+reserve the lookup credit (conditional UPDATE ... RETURNING: the limit check is the WHERE) and
+read the permit's cache row, in ONE round trip on PostgreSQL (a data-modifying CTE).
+
+On SQLite the exchange runs synchronously on the event loop: a local WAL write of one row
+takes tens of microseconds, less than the thread hops an async driver needs for it; a short
+busy timeout bounds the stall, and a locked database sends the caller down the full path.
+
+The reservation is made whether or not the row turns out fresh; callers taking the full path
+afterwards reuse it instead of reserving again. `used` is None when the statement could not
+reserve (no meter row yet this month, or the limit reached): the full path decides then.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from permitapi.permit.repository import CachedPermit
+
+PG_RESERVE_AND_READ = """
+WITH reserved AS (
+    UPDATE usage_meters SET used = used + $1
+    WHERE api_key_id = $2 AND meter = 'lookup' AND period = $3
+      AND ($4::integer IS NULL OR used + $1 <= $4)
+    RETURNING used
+)
+SELECT (SELECT used FROM reserved), p.permit_id, p.jurisdiction, p.display_number,
+       p.raw_status, p.normalized_status, p.permit_type, p.snapshot->>'address',
+       p.snapshot->>'work_description', p.fetched_at, p.last_attempted_at,
+       p.last_failure_reason, p.snapshot IS NOT NULL
+FROM (SELECT 1) AS one
+LEFT JOIN permits AS p ON p.jurisdiction = $5 AND p.permit_number = $6
+"""
+
+SQLITE_RESERVE = """
+UPDATE usage_meters SET used = used + ?
+WHERE api_key_id = ? AND meter = 'lookup' AND period = ? AND (? IS NULL OR used + ? <= ?)
+RETURNING used
+"""
+
+SQLITE_READ = """
+SELECT permit_id, jurisdiction, display_number, raw_status, normalized_status, permit_type,
+       json_extract(snapshot, '$.address'), json_extract(snapshot, '$.work_description'),
+       fetched_at, last_attempted_at, last_failure_reason, snapshot IS NOT NULL
+FROM permits WHERE jurisdiction = ? AND permit_number = ?
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class ReserveAndRead:
+    used: int | None
+    row: CachedPermit | None
+
+
+def _utc(value: Any) -> datetime | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    assert isinstance(value, datetime)
+    return value.replace(tzinfo=UTC)
+
+
+def _cached(values: Any) -> CachedPermit | None:
+    if values is None or values[0] is None:
+        return None
+    v = list(values)
+    return CachedPermit(
+        permit_id=v[0],
+        jurisdiction=v[1],
+        display_number=v[2],
+        raw_status=v[3],
+        normalized_status=v[4],
+        permit_type=v[5],
+        address=v[6],
+        work_description=v[7],
+        fetched_at=_utc(v[8]),
+        last_attempted_at=_utc(v[9]),
+        last_failure_reason=v[10],
+        has_snapshot=bool(v[11]),
+    )
+
+
+async def pg_reserve_and_read(
+    connection: Any,
+    *,
+    units: int,
+    api_key_id: str,
+    period: str,
+    ceiling: int | None,
+    jurisdiction: str,
+    permit_number: str,
+) -> ReserveAndRead:
+    record = await connection.fetchrow(
+        PG_RESERVE_AND_READ, units, api_key_id, period, ceiling, jurisdiction, permit_number
+    )
+    return ReserveAndRead(record[0], _cached(tuple(record)[1:]))
+
+
+def sqlite_reserve_and_read(
+    connection: sqlite3.Connection,
+    *,
+    units: int,
+    api_key_id: str,
+    period: str,
+    ceiling: int | None,
+    jurisdiction: str,
+    permit_number: str,
+) -> ReserveAndRead:
+    """One short write transaction on a synchronous connection in autocommit mode.
+
+    Raises sqlite3.OperationalError when the database stays locked past the connection's
+    short busy timeout; nothing is kept then (the transaction is rolled back).
+    """
+    try:
+        connection.execute("BEGIN IMMEDIATE")
+        reserved = connection.execute(
+            SQLITE_RESERVE, (units, api_key_id, period, ceiling, units, ceiling)
+        ).fetchall()
+        row = connection.execute(SQLITE_READ, (jurisdiction, permit_number)).fetchone()
+        connection.execute("COMMIT")
+    except sqlite3.Error:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise
+    used = reserved[0][0] if reserved else None
+    return ReserveAndRead(used, _cached(row))
