@@ -9,7 +9,6 @@ politeness cap), and through single flight, so duplicates cost one portal reques
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 from typing import Any
 
@@ -17,6 +16,7 @@ from permitapi.account.plans import BATCH_MAX_PERMITS, LOOKUP_COST, Meter
 from permitapi.account.service import Principal
 from permitapi.context import AppContext
 from permitapi.errors import ApiError, BadRequest
+from permitapi.permit import repository as permits
 from permitapi.permit.lookup import (
     ItemOutcome,
     Plan,
@@ -24,11 +24,19 @@ from permitapi.permit.lookup import (
     Target,
     check_permit_number,
     plan_item,
+    quick_target,
     settle_fetch,
 )
 from permitapi.permit.metering import MeterTracker
-from permitapi.permit.refresh import RefreshOutcome, refresh
+from permitapi.permit.refresh import refresh_many
 from permitapi.usage import service as usage
+
+
+def _quick_target_or_none(ctx: AppContext, raw: str) -> Target | None:
+    try:
+        return quick_target(ctx, StatusQuery(check_permit_number(raw)))
+    except BadRequest:
+        return None
 
 
 def check_batch_size(numbers: list[str]) -> None:
@@ -78,24 +86,6 @@ def shape(numbers: list[str], items: list[ItemOutcome]) -> dict[str, Any]:
     return {"results": results, "errors": errors, "operations": operations}
 
 
-async def _refresh_all(
-    ctx: AppContext, targets: list[Target]
-) -> dict[tuple[str, str], RefreshOutcome]:
-    caps: dict[str, asyncio.Semaphore] = {}
-    unique = {(t.jurisdiction.slug, t.number): t for t in targets}
-
-    async def one(target: Target) -> RefreshOutcome:
-        slug = target.jurisdiction.slug
-        cap = caps.setdefault(
-            slug, asyncio.Semaphore(ctx.sources.http.policy(slug).max_concurrency)
-        )
-        async with cap:
-            return await refresh(ctx, target.jurisdiction, target.number)
-
-    outcomes = await asyncio.gather(*(one(t) for t in unique.values()))
-    return dict(zip(unique, outcomes, strict=True))
-
-
 async def batch_status(
     ctx: AppContext, principal: Principal, numbers: list[str], meter: MeterTracker
 ) -> dict[str, Any]:
@@ -107,21 +97,36 @@ async def batch_status(
         reservation = await usage.reserve(
             session, principal, Meter.LOOKUP, LOOKUP_COST * len(numbers), now
         )
+        # One query for the cache rows of every number whose jurisdiction is detected.
+        quick = [_quick_target_or_none(ctx, raw) for raw in numbers]
+        prefetched = await permits.read_cached_many(
+            session, [(t.jurisdiction.slug, t.number) for t in quick if t is not None]
+        )
         for raw in numbers:
             try:
                 number = check_permit_number(raw)
                 plans.append(
                     await plan_item(
-                        session, ctx, principal, StatusQuery(number), reservation, 1, now
+                        session,
+                        ctx,
+                        principal,
+                        StatusQuery(number),
+                        reservation,
+                        1,
+                        now,
+                        prefetched,
                     )
                 )
             except BadRequest as exc:
                 plans.append(Plan(ItemOutcome("error", error=exc, consumed=False)))
     meter.reserved(reservation, now)
-    outcomes = await _refresh_all(ctx, [p.fetch for p in plans if p.fetch is not None])
+    outcomes = await refresh_many(
+        ctx, [(p.fetch.jurisdiction, p.fetch.number) for p in plans if p.fetch is not None], now
+    )
     now = ctx.clock.now()
     items: list[ItemOutcome] = []
     async with ctx.transaction() as session:
+        stored = await permits.read_cached_many(session, list(outcomes))
         for plan in plans:
             if plan.outcome is not None:
                 items.append(plan.outcome)
@@ -129,7 +134,7 @@ async def batch_status(
             assert plan.fetch is not None
             key = (plan.fetch.jurisdiction.slug, plan.fetch.number)
             items.append(
-                await settle_fetch(session, ctx, principal, plan.fetch, outcomes[key], now)
+                await settle_fetch(session, ctx, principal, plan.fetch, outcomes[key], now, stored)
             )
         given_back = sum(LOOKUP_COST for item in items if not item.consumed)
         if given_back:

@@ -243,8 +243,10 @@ async def plan_item(
     reservation: usage.Reservation,
     units: int,
     now: datetime,
+    prefetched: dict[tuple[str, str], permits.CachedPermit] | None = None,
 ) -> Plan:
-    """Inside the reservation's transaction: resolve, read the cache, or accept an operation."""
+    """Inside the reservation's transaction: resolve, read the cache, or accept an operation.
+    `prefetched`: cache rows already read in bulk (absent key: no row), for batch status."""
     target: Target | None = None
     candidates: list[Candidate] = []
     if query.jurisdiction is not None:
@@ -267,7 +269,11 @@ async def plan_item(
             else not_supported(query.permit_number)
         )
         return Plan(ItemOutcome("error", error=error), units=units)
-    row = await permits.read_cached(session, target.jurisdiction.slug, target.number)
+    key = (target.jurisdiction.slug, target.number)
+    if prefetched is not None and query.jurisdiction is None and quick_target(ctx, query):
+        row = prefetched.get(key)
+    else:
+        row = await permits.read_cached(session, *key)
     has_data = row is not None and row.has_snapshot
     if row is not None and has_data and not query.force_refresh:
         if presenter.is_fresh(row, now):
@@ -321,12 +327,17 @@ async def settle_fetch(
     target: Target,
     outcome: RefreshOutcome,
     now: datetime,
+    prefetched: dict[tuple[str, str], permits.CachedPermit] | None = None,
 ) -> ItemOutcome:
     """After a refresh: the stored result as a record, or the error; `consumed` says whether
-    the item's credits stay spent."""
+    the item's credits stay spent. `prefetched`: rows read in bulk after the refreshes."""
     if outcome.kind == "not_found":
         return ItemOutcome("error", error=permit_not_found(target))
-    row = await permits.read_cached(session, target.jurisdiction.slug, target.number)
+    key = (target.jurisdiction.slug, target.number)
+    if prefetched is not None:
+        row = prefetched.get(key)
+    else:
+        row = await permits.read_cached(session, *key)
     if row is not None and row.has_snapshot:
         if outcome.kind == "fetched":
             return _record(ctx, principal, row, "live_scrape", now)
@@ -345,7 +356,7 @@ def _detect_cached(
     return detect(directory, raw, near)
 
 
-def _quick_target(ctx: AppContext, query: StatusQuery) -> Target | None:
+def quick_target(ctx: AppContext, query: StatusQuery) -> Target | None:
     """The target when it needs no database to resolve (explicit, or detected)."""
     if query.jurisdiction is not None:
         jurisdiction = explicit_jurisdiction(ctx.directory, query.jurisdiction)
@@ -373,7 +384,7 @@ async def lookup_status(
     units = FORCE_REFRESH_COST if query.force_refresh else LOOKUP_COST
     now = ctx.clock.now()
     reservation: usage.Reservation | None = None
-    target = None if query.force_refresh else _quick_target(ctx, query)
+    target = None if query.force_refresh else quick_target(ctx, query)
     if target is not None:
         hot = await hot_path.reserve_and_read(
             ctx, principal, units, target.jurisdiction.slug, target.number, now
@@ -399,7 +410,7 @@ async def lookup_status(
     if plan.outcome is not None:
         return plan.outcome
     assert plan.fetch is not None
-    outcome = await refresh(ctx, plan.fetch.jurisdiction, plan.fetch.number)
+    outcome = await refresh(ctx, plan.fetch.jurisdiction, plan.fetch.number, since=now)
     now = ctx.clock.now()
     async with ctx.transaction() as session:
         item = await settle_fetch(session, ctx, principal, plan.fetch, outcome, now)

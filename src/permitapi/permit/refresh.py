@@ -20,14 +20,22 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Literal
+
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from permitapi.context import AppContext
 from permitapi.permit import coverage
 from permitapi.permit import repository as permits
 from permitapi.permit.codec import encode_snapshot
-from permitapi.sources.base import Blocked, NotFoundAtSource, PortalChanged, RetryLater
+from permitapi.sources.base import (
+    Blocked,
+    NotFoundAtSource,
+    PermitSnapshot,
+    PortalChanged,
+    RetryLater,
+)
 from permitapi.sources.detect import permit_id
 from permitapi.sources.registry import Jurisdiction
 from permitapi.sources.status import NORMALIZATION_VERSION
@@ -68,6 +76,9 @@ class SingleFlight:
         self._running: dict[tuple[str, str], asyncio.Task[RefreshOutcome]] = {}
         self.started = 0  # refresh tasks started (observable in tests)
 
+    def running(self, key: tuple[str, str]) -> bool:
+        return key in self._running
+
     async def run(
         self, key: tuple[str, str], work: Callable[[], Awaitable[RefreshOutcome]]
     ) -> RefreshOutcome:
@@ -90,18 +101,24 @@ def single_flight(ctx: AppContext) -> SingleFlight:
     return flight
 
 
-async def refresh(ctx: AppContext, jurisdiction: Jurisdiction, number: str) -> RefreshOutcome:
+async def refresh(
+    ctx: AppContext, jurisdiction: Jurisdiction, number: str, since: datetime | None = None
+) -> RefreshOutcome:
     """Fetch `number` (normalised) from its portal and store the outcome on its permits row.
 
     Concurrent calls for one permit, in this process or in others sharing the database, cause
-    one portal request. Never raises for a portal failure: the outcome says what happened.
+    one portal request. `since`: when the caller found the cache not fresh; a successful fetch
+    stored after that moment (by another process) is used instead of fetching again. Never
+    raises for a portal failure: the outcome says what happened.
     """
     return await single_flight(ctx).run(
-        (jurisdiction.slug, number), lambda: _refresh_once(ctx, jurisdiction, number)
+        (jurisdiction.slug, number), lambda: _refresh_once(ctx, jurisdiction, number, since)
     )
 
 
-async def _refresh_once(ctx: AppContext, jurisdiction: Jurisdiction, number: str) -> RefreshOutcome:
+async def _refresh_once(
+    ctx: AppContext, jurisdiction: Jurisdiction, number: str, since: datetime | None
+) -> RefreshOutcome:
     owner = process_owner()
     lease = timedelta(seconds=ctx.settings.refresh_lease_seconds)
     while True:
@@ -117,6 +134,20 @@ async def _refresh_once(ctx: AppContext, jurisdiction: Jurisdiction, number: str
             claimed = await permits.claim_refresh(
                 session, jurisdiction.slug, number, owner, now, now + lease
             )
+            moot = False
+            if claimed and since is not None:
+                state = await permits.refresh_state(session, jurisdiction.slug, number)
+                moot = (
+                    state is not None
+                    and state.fetched_at is not None
+                    and state.fetched_at > since
+                    and state.last_failure_reason is None
+                )
+                if moot:
+                    await permits.release_refresh(session, jurisdiction.slug, number, owner)
+        if moot:
+            # Another process fetched between our cache read and our claim.
+            return RefreshOutcome("fetched")
         if claimed:
             return await _fetch_and_store(ctx, jurisdiction, number)
         outcome = await _wait_for_holder(ctx, jurisdiction.slug, number, lease)
@@ -152,9 +183,16 @@ def _outcome_of(state: permits.RefreshState) -> RefreshOutcome:
     return RefreshOutcome("failed", "source_unavailable")
 
 
-async def _fetch_and_store(
-    ctx: AppContext, jurisdiction: Jurisdiction, number: str
-) -> RefreshOutcome:
+@dataclass
+class _Fetched:
+    jurisdiction: Jurisdiction
+    number: str
+    outcome: RefreshOutcome
+    snapshot: PermitSnapshot | None
+
+
+async def _fetch(ctx: AppContext, jurisdiction: Jurisdiction, number: str) -> _Fetched:
+    """One portal fetch, with no database connection held; portal failures become outcomes."""
     snapshot = None
     try:
         snapshot = await ctx.sources.fetch_permit(jurisdiction, number)
@@ -171,33 +209,124 @@ async def _fetch_and_store(
     except Exception:
         log.exception("unexpected failure fetching %s %s", jurisdiction.slug, number)
         outcome = RefreshOutcome("failed", "source_error", message="unexpected fetch failure")
-    now = ctx.clock.now()
+    return _Fetched(jurisdiction, number, outcome, snapshot)
+
+
+async def _store(session: AsyncSession, fetched: _Fetched, now: datetime) -> None:
+    """Record a fetch's result on the permits row (dropping the lease), plus the coverage
+    observation of a successful one."""
+    slug, number, snapshot = fetched.jurisdiction.slug, fetched.number, fetched.snapshot
+    if snapshot is not None:
+        await permits.store_snapshot(
+            session,
+            slug,
+            number,
+            display_number=snapshot.permit_number or number,
+            raw_status=snapshot.raw_status,
+            normalized_status=snapshot.status.value,
+            status_date=snapshot.status_date,
+            permit_type=snapshot.permit_type,
+            issued_date=snapshot.issued_date,
+            applied_date=snapshot.applied_date,
+            snapshot=encode_snapshot(snapshot),
+            normalization_version=NORMALIZATION_VERSION,
+            fetched_at=now,
+        )
+        await coverage.record_observation(session, snapshot, now)
+        return
+    outcome = fetched.outcome
+    reason = NOT_FOUND if outcome.kind == "not_found" else (outcome.reason or "source_error")
+    await permits.store_failure(session, slug, number, reason=reason, attempted_at=now)
+
+
+async def _fetch_and_store(
+    ctx: AppContext, jurisdiction: Jurisdiction, number: str
+) -> RefreshOutcome:
+    fetched = await _fetch(ctx, jurisdiction, number)
     async with ctx.transaction() as session:
-        if snapshot is not None:
-            await permits.store_snapshot(
-                session,
-                jurisdiction.slug,
-                number,
-                display_number=snapshot.permit_number or number,
-                raw_status=snapshot.raw_status,
-                normalized_status=snapshot.status.value,
-                status_date=snapshot.status_date,
-                permit_type=snapshot.permit_type,
-                issued_date=snapshot.issued_date,
-                applied_date=snapshot.applied_date,
-                snapshot=encode_snapshot(snapshot),
-                normalization_version=NORMALIZATION_VERSION,
-                fetched_at=now,
-            )
-            await coverage.record_observation(session, snapshot, now)
-        else:
-            await permits.store_failure(
-                session,
-                jurisdiction.slug,
-                number,
-                reason=NOT_FOUND
-                if outcome.kind == "not_found"
-                else (outcome.reason or "source_error"),
-                attempted_at=now,
-            )
-    return outcome
+        await _store(session, fetched, ctx.clock.now())
+    return fetched.outcome
+
+
+# -- many permits at once (batch status) ----------------------------------------------------
+
+
+async def refresh_many(
+    ctx: AppContext,
+    targets: list[tuple[Jurisdiction, str]],
+    since: datetime,
+) -> dict[tuple[str, str], RefreshOutcome]:
+    """`refresh` for many permits with two transactions in all instead of two each: one
+    claims every lease, one stores every result. Fetches run concurrently, at most the
+    source's `max_concurrency` at a time per source. Permits another caller in this process
+    is already refreshing, or whose lease another process holds, are joined as `refresh` does.
+    """
+    flight = single_flight(ctx)
+    unique = {(j.slug, n): (j, n) for j, n in targets}
+    free = [key for key in unique if not flight.running(key)]
+    owner = process_owner()
+    lease = timedelta(seconds=ctx.settings.refresh_lease_seconds)
+    now = ctx.clock.now()
+    claimed: list[tuple[str, str]] = []
+    moot: set[tuple[str, str]] = set()
+    if free:
+        async with ctx.transaction() as session:
+            for slug, number in free:
+                await permits.ensure_row(
+                    session,
+                    permit_id=permit_id(slug, number),
+                    jurisdiction=slug,
+                    permit_number=number,
+                    now=now,
+                )
+                if await permits.claim_refresh(session, slug, number, owner, now, now + lease):
+                    claimed.append((slug, number))
+            states = await permits.read_cached_many(session, claimed)
+            for key in claimed:
+                row = states.get(key)
+                if (
+                    row
+                    and row.fetched_at
+                    and row.fetched_at > since
+                    and not row.last_failure_reason
+                ):
+                    moot.add(key)  # another process fetched after the caller's cache read
+                    await permits.release_refresh(session, *key, owner)
+    to_fetch = [unique[key] for key in claimed if key not in moot]
+    bulk = asyncio.ensure_future(_fetch_and_store_many(ctx, to_fetch))
+
+    async def claimed_result(key: tuple[str, str]) -> RefreshOutcome:
+        if key in moot:
+            return RefreshOutcome("fetched")
+        return (await asyncio.shield(bulk))[key]
+
+    async def one(key: tuple[str, str]) -> RefreshOutcome:
+        jurisdiction, number = unique[key]
+        if key in claimed:
+            return await flight.run(key, lambda: claimed_result(key))
+        return await refresh(ctx, jurisdiction, number, since)
+
+    outcomes = await asyncio.gather(*(one(key) for key in unique))
+    return dict(zip(unique, outcomes, strict=True))
+
+
+async def _fetch_and_store_many(
+    ctx: AppContext, targets: list[tuple[Jurisdiction, str]]
+) -> dict[tuple[str, str], RefreshOutcome]:
+    caps: dict[str, asyncio.Semaphore] = {}
+
+    async def capped(jurisdiction: Jurisdiction, number: str) -> _Fetched:
+        cap = caps.setdefault(
+            jurisdiction.slug,
+            asyncio.Semaphore(ctx.sources.http.policy(jurisdiction.slug).max_concurrency),
+        )
+        async with cap:
+            return await _fetch(ctx, jurisdiction, number)
+
+    results = await asyncio.gather(*(capped(j, n) for j, n in targets))
+    if results:
+        async with ctx.transaction() as session:
+            now = ctx.clock.now()
+            for fetched in results:
+                await _store(session, fetched, now)
+    return {(f.jurisdiction.slug, f.number): f.outcome for f in results}

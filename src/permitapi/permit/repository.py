@@ -96,6 +96,26 @@ async def read_cached(
     return CachedPermit(*values)
 
 
+async def read_cached_many(
+    db: AsyncSession, identities: list[tuple[str, str]]
+) -> dict[tuple[str, str], CachedPermit]:
+    """Cache rows of many (jurisdiction, number) identities in one query (batch status)."""
+    if not identities:
+        return {}
+    result = await db.execute(
+        select(PermitRecord.permit_number, *_CACHED_COLUMNS).where(
+            or_(*(_identity(j, n) for j, n in set(identities)))
+        )
+    )
+    found = {}
+    for row in result.all():
+        values = list(row)
+        values[-1] = bool(values[-1])
+        cached = CachedPermit(*values[1:])
+        found[(cached.jurisdiction, values[0])] = cached
+    return found
+
+
 async def holding_any(db: AsyncSession, identities: list[tuple[str, str]]) -> list[str]:
     """Which of these (jurisdiction, number) identities hold a stored representation; rule 7
     of status lookups (a permit once found with a jurisdiction needs none later)."""
@@ -239,4 +259,15 @@ async def store_failure(
             refresh_lease_owner=None,
             refresh_lease_expires_at=None,
         )
+    )
+
+
+async def release_refresh(
+    db: AsyncSession, jurisdiction: str, permit_number: str, owner: str
+) -> None:
+    """Give a refresh lease back without a fetch (another process's fetch made it moot)."""
+    await db.execute(
+        update(PermitRecord)
+        .where(_identity(jurisdiction, permit_number), PermitRecord.refresh_lease_owner == owner)
+        .values(refresh_lease_owner=None, refresh_lease_expires_at=None)
     )

@@ -1,0 +1,34 @@
+"""The bench scripts run end to end (tiny settings, SQLite): they are not measured here."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+RUNS = {
+    "cached_lookup.py": ["--duration", "0.3", "--connections", "4"],
+    "batch_misses.py": ["--latency", "0.01"],
+    "single_flight.py": ["--n", "6", "--latency", "0.2"],
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("script", sorted(RUNS))
+def test_bench_script_runs(script: str, database_url: str) -> None:
+    if not database_url.startswith("sqlite"):
+        pytest.skip("one backend is enough for a smoke run")
+    done = subprocess.run(
+        [sys.executable, str(BENCH / script), "--db", "sqlite", *RUNS[script]],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    last = done.stdout.strip().splitlines()[-1]
+    assert last.startswith(script.removesuffix(".py") + ": ")
+    assert "(target " in last
