@@ -1,22 +1,25 @@
-"""Access to the real LADBS pages saved under tests/fixtures/ladbs (portal-samples/ladbs)."""
+"""The real LADBS samples (shared portal-samples/ladbs), read in place."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "ladbs"
+from tests.support.samples import family_samples, sample
 
 
 def text(name: str) -> str:
     # newline="" keeps the pages' \r\r\n line endings exactly as captured
-    with (FIXTURES / name).open(encoding="utf-8", newline="") as handle:
+    with sample("ladbs", name).open(encoding="utf-8", newline="") as handle:
         return handle.read()
 
 
 def rows(name: str) -> Any:
-    return json.loads((FIXTURES / name).read_text(encoding="utf-8"))
+    return json.loads(sample("ladbs", name).read_text(encoding="utf-8"))
+
+
+def all_names() -> set[str]:
+    return {path.name for path in family_samples("ladbs")}
 
 
 ELECTRICAL = "pcis-permit-detail_16041-10000-23545_electrical-permit-finaled.html"
