@@ -165,6 +165,7 @@ def worker() -> None:
         try:
             await runner.run_forever()
         finally:
+            await ctx.gateway.aclose()
             await ctx.engine.dispose()
 
     asyncio.run(main())
