@@ -129,10 +129,9 @@ def _embedded_date(jurisdiction: Jurisdiction, number: str) -> str | None:
         yearly = re.fullmatch(r"[A-Z]{3,5}(\d{4})\d{6}", number)
         if yearly:
             return f"year {yearly.group(1)}"
-    if jurisdiction.platform == "ladbs":
-        if number[:2].isdigit():
-            opened = int(number[:2])
-            return f"opened {1900 + opened if opened >= 96 else 2000 + opened}"
+    if jurisdiction.platform == "ladbs" and number[:2].isdigit():
+        opened = int(number[:2])
+        return f"opened {1900 + opened if opened >= 96 else 2000 + opened}"
     return None
 
 

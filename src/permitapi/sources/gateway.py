@@ -11,7 +11,7 @@ discovery (`SearchNotSupported`) records nothing: the portal was not asked.
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Mapping
 from typing import Protocol, TypeVar
 
 from permitapi.sources.base import (
@@ -61,10 +61,18 @@ def classify_outcome(error: BaseException | None) -> tuple[str, str | None]:
 
 
 class SourceGateway:
-    def __init__(self, http: PortalHttp, recorder: OutcomeRecorder | None = None) -> None:
+    def __init__(
+        self,
+        http: PortalHttp,
+        recorder: OutcomeRecorder | None = None,
+        *,
+        adapters: Mapping[str, SourceAdapter] | None = None,
+    ) -> None:
+        """`adapters` pre-seeds family adapters by platform (tests, alternative builds); the
+        rest are constructed lazily from `families.ADAPTERS` with the shared `http`."""
         self.http = http
         self.recorder = recorder
-        self._adapters: dict[str, SourceAdapter] = {}
+        self._adapters: dict[str, SourceAdapter] = dict(adapters or {})
 
     def adapter(self, jurisdiction: Jurisdiction) -> SourceAdapter:
         family = jurisdiction.platform

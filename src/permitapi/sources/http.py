@@ -215,12 +215,16 @@ class PortalHttp:
         headers: Mapping[str, str] | None = None,
         idempotent: bool | None = None,
         check_page: bool = False,
+        cookies: httpx.Cookies | None = None,
     ) -> httpx.Response:
         """Send one logical request (with bounded retries) and return the final response.
 
         `idempotent` defaults to True for GET/HEAD/OPTIONS and False otherwise; pass True for a
         POST that only reads (an ArcGIS query). `check_page=True` runs `classify_page` on a 2xx
         body, so maintenance/error pages are retried like a 503 and walls raise Blocked.
+        `cookies` is a per-conversation jar (WebForms sessions): when given, the request carries
+        only that jar's cookies and the response's Set-Cookie lands in it, so concurrent lookups
+        never share a portal session through the shared client.
         Raises RetryLater, Blocked or PortalChanged as the module docstring describes.
         """
         policy = self.policy(source)
@@ -240,7 +244,12 @@ class PortalHttp:
                 )
             try:
                 response = await self._attempt(
-                    source, method, real_url, policy, params, data, json, headers, check_page
+                    source,
+                    method,
+                    real_url,
+                    policy,
+                    _Body(params, data, json, headers, cookies),
+                    check_page,
                 )
             except _Retryable as failure:
                 breaker.record_failure()
@@ -274,17 +283,12 @@ class PortalHttp:
         method: str,
         real_url: str,
         policy: SourcePolicy,
-        params: Mapping[str, Any] | None,
-        data: Mapping[str, Any] | None,
-        json: Any,
-        headers: Mapping[str, str] | None,
+        body: _Body,
         check_page: bool,
     ) -> httpx.Response:
         async with self._gate(real_url, policy).slot():
             try:
-                response = await self._send(
-                    method, self.url(real_url), policy, params, data, json, headers
-                )
+                response = await self._send(method, self.url(real_url), policy, body)
             except httpx.TimeoutException as exc:
                 raise _Retryable(_retry_later(source, "timeout", f"timed out ({exc!r})")) from exc
             except httpx.TransportError as exc:
@@ -301,29 +305,32 @@ class PortalHttp:
         method: str,
         url: str,
         policy: SourcePolicy,
-        params: Mapping[str, Any] | None,
-        data: Mapping[str, Any] | None,
-        json: Any,
-        headers: Mapping[str, str] | None,
+        body: _Body,
     ) -> httpx.Response:
         request = self._client.build_request(
             method,
             url,
-            params=params,
-            data=data,
-            json=json,
-            headers=headers,
+            params=body.params,
+            data=body.data,
+            json=body.json,
+            headers=body.headers,
             timeout=httpx.Timeout(policy.read_timeout, connect=policy.connect_timeout),
         )
+        if body.cookies is not None:
+            # build_request merged the client-wide jar; replace it with the conversation's own.
+            request.headers.pop("Cookie", None)
+            body.cookies.set_cookie_header(request)
         response = await self._client.send(request, stream=True)
+        if body.cookies is not None:
+            body.cookies.extract_cookies(response)
         try:
             declared = response.headers.get("content-length", "")
             if declared.isdigit() and int(declared) > policy.max_response_bytes:
                 raise _TooLarge
-            body = bytearray()
+            content = bytearray()
             async for chunk in response.aiter_bytes():
-                body.extend(chunk)
-                if len(body) > policy.max_response_bytes:
+                content.extend(chunk)
+                if len(content) > policy.max_response_bytes:
                     raise _TooLarge
         finally:
             await response.aclose()
@@ -336,7 +343,7 @@ class PortalHttp:
         return httpx.Response(
             response.status_code,
             headers=kept,
-            content=bytes(body),
+            content=bytes(content),
             request=request,
             extensions=response.extensions,
         )
@@ -375,6 +382,15 @@ class PortalHttp:
 
 class _TooLarge(Exception):
     pass
+
+
+@dataclass(frozen=True, slots=True)
+class _Body:
+    params: Mapping[str, Any] | None
+    data: Mapping[str, Any] | None
+    json: Any
+    headers: Mapping[str, str] | None
+    cookies: httpx.Cookies | None
 
 
 def _retry_later(
