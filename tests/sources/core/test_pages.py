@@ -8,8 +8,9 @@ import pytest
 
 from permitapi.sources.base import Blocked, PortalChanged, RetryLater
 from permitapi.sources.pages import classify_page, classify_url, require_markers
+from tests.support.samples import samples_dir
 
-SAMPLES = Path("/work/shared/portal-samples")
+SAMPLES = samples_dir()
 KINGCO_LOGIN = SAMPLES / "aca" / "kingco_login-redirect_angular-login-panel_trimmed.html"
 LADBS_SEARCH_FORM = SAMPLES / "ladbs" / "permit-inspection-report_search-form_selenium-dom.html"
 LADBS_DETAIL = (
