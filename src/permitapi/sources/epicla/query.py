@@ -59,8 +59,10 @@ def permit_type_clause(permit_type: str) -> str:
 
 
 def status_clause(status: str) -> str:
+    """A normalised value (`issued`, exact spelling) selects every raw label mapped to it;
+    anything else is a raw portal label (`Finaled`)."""
     try:
-        labels = raw_labels_for(NormalizedStatus(status.strip().casefold()))
+        labels = raw_labels_for(NormalizedStatus(status.strip()))
     except ValueError:
         labels = []
     if labels:
