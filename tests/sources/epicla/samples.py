@@ -1,4 +1,4 @@
-"""Load the saved EPIC-LA samples (tests/fixtures/epicla, copied from shared/portal-samples)."""
+"""Load the saved EPIC-LA samples in place (shared/portal-samples/epicla, see tests.support)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "epicla"
+from tests.support.samples import samples_dir
+
+FIXTURES = samples_dir() / "epicla"
 AIN_FILES = {
     ain: FIXTURES / f"arcgis-epicla-eaton-palisades_case-attributes_ain-{ain}.fixture.json"
     for ain in ("5829015008", "5841009012", "5842022003", "5842024014")

@@ -8,8 +8,9 @@ import pytest
 
 from permitapi.sources.base import Blocked, NormalizedStatus, PortalChanged, RetryLater
 from permitapi.sources.epicla import arcgis
-from permitapi.sources.epicla.status import normalize_case_status
+from permitapi.sources.epicla.status import EPICLA_STATUS, normalize_case_status
 from tests.sources.epicla import samples
+from tests.support.samples import family_samples
 
 
 def test_5829015008_plan_case_and_issued_permit() -> None:
@@ -117,6 +118,24 @@ def test_5842024014_finaled_with_expire_date_still_populated() -> None:
         " for like EATON FIRE damage\n\ndrpdrt"
     )
     assert plan.project_name == "Like-for-Like SFR Rebuild @ 3458 Monterosa Dr"
+
+
+def test_every_epicla_sample_is_handled() -> None:
+    """A sample added to the shared folder must be covered here, not silently skipped."""
+    known = {*samples.AIN_FILES.values(), samples.ERROR_ENVELOPE}
+    assert set(family_samples("epicla")) == known
+    for path in samples.AIN_FILES.values():
+        saved = samples.load(path)["epic_cases"]
+        page = arcgis.parse_query_page(samples.query_response(*saved))
+        parsed = [arcgis.parse_feature(f) for f in page.features]
+        assert [c.case_number for c in parsed] == [c["CASENUMBER"] for c in saved]
+        for case in parsed:
+            assert case.address is not None
+            assert not case.address.startswith(" ")
+            assert case.parcel == samples.load(path)["ain"]
+            assert case.latitude is not None
+            assert 34.0 < case.latitude < 34.3
+            assert EPICLA_STATUS.normalize(case.status) is not NormalizedStatus.UNKNOWN
 
 
 def test_error_envelope_sample_is_portal_changed() -> None:
