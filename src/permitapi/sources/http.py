@@ -83,10 +83,24 @@ class PortalHttp:
         json: Any = None,
         headers: Mapping[str, str] | None = None,
         idempotent: bool = True,
+        cookies: httpx.Cookies | None = None,
     ) -> httpx.Response:
+        """Send one request. `cookies` is a per-conversation jar (WebForms sessions): when given,
+        the request carries only that jar's cookies and the response's Set-Cookie lands in it,
+        so concurrent lookups never share a portal session through the shared client."""
         policy = self.policy(source)
         timeout = httpx.Timeout(policy.read_timeout, connect=policy.connect_timeout)
-        return await self._client.request(
+        if cookies is None:
+            return await self._client.request(
+                method,
+                self.url(real_url),
+                params=params,
+                data=data,
+                json=json,
+                headers=headers,
+                timeout=timeout,
+            )
+        request = self._client.build_request(
             method,
             self.url(real_url),
             params=params,
@@ -95,6 +109,12 @@ class PortalHttp:
             headers=headers,
             timeout=timeout,
         )
+        # build_request merged the client-wide jar; replace it with the conversation's own.
+        request.headers.pop("Cookie", None)
+        cookies.set_cookie_header(request)
+        response = await self._client.send(request)
+        cookies.extract_cookies(response)
+        return response
 
     async def aclose(self) -> None:
         await self._client.aclose()
