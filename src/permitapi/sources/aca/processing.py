@@ -113,7 +113,7 @@ def parse_processing(fragment: str) -> list[ProcessingTask]:
     tasks: list[ProcessingTask] = []
     for node in tree.css(f"div.{TASK}"):
         title = node.css_first("span.ACA_Workflow_TaskName")
-        if title is None or _owner(title) is not node:
+        if title is None or _owner(title) != node:
             continue
         parent = _owner(node)
         task = ProcessingTask(name=node_text(title), state=_state(node))
@@ -121,14 +121,14 @@ def parse_processing(fragment: str) -> list[ProcessingTask]:
             parent_title = parent.css_first("span.ACA_Workflow_TaskName")
             task.parent = node_text(parent_title) or None
         for event in node.css("div.ACA_TaskHistory"):
-            if _owner(event) is not node:
+            if _owner(event) != node:
                 continue
             spans = _labelled_spans(event)
             status = spans.get("marked as")
             if status:
                 task.events.append(TaskEvent(status, parse_date(spans.get("on")), spans.get("by")))
         for line in node.css("div.ACA_TaskAssignment"):
-            if _owner(line) is node:
+            if _owner(line) == node:
                 spans = _labelled_spans(line)
                 task.assigned_to = spans.get("assigned to") or task.assigned_to
                 if "due on" in spans:

@@ -86,9 +86,7 @@ def build_snapshot(
             "valuation", "work_description", "conditions",
         )
     }  # fmt: skip
-    sources.update(
-        {name: where.processing_url for name in ("timeline", "workflow", "status_date")}
-    )
+    sources.update({name: where.processing_url for name in ("timeline", "workflow", "status_date")})
     sources["issued_date"] = sources["finaled_date"] = where.processing_url
     sources["applied_date"] = where.search_url if row is not None else where.processing_url
     if row is not None:
