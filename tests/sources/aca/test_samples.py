@@ -54,9 +54,11 @@ def test_results_page_one_with_display_cap() -> None:
     assert first.status == "Intake Processing"
     assert first.address == "7016 S LAKERIDGE DR, 98178"
     assert first.expiration_date is None
-    assert first.detail_url is not None and first.detail_url.startswith("/KINGCO/Cap/CapDetail")
+    assert first.detail_url is not None
+    assert first.detail_url.startswith("/KINGCO/Cap/CapDetail")
     numbers = [row.record_number for row in page.rows]
-    assert numbers[1] == "ENFR26-0938" and numbers[-1] == "ENFR26-0928"
+    assert numbers[1] == "ENFR26-0938"
+    assert numbers[-1] == "ENFR26-0928"
     by_number = {row.record_number: row for row in page.rows}
     assert by_number["ENFR26-0931"].status == "No Further Action Required"
     assert by_number["ENFR26-0931"].date == date(2026, 9, 13)
@@ -89,7 +91,8 @@ def test_no_results_page_has_no_grid() -> None:
     html = sample(NO_RESULTS)
     assert parse_results(html) is None
     form = parse_form(html)
-    assert form is not None and form.action == "./CapHome.aspx?module=Enforce&TabName=Enforce"
+    assert form is not None
+    assert form.action == "./CapHome.aspx?module=Enforce&TabName=Enforce"
     # The author trimmed __VIEWSTATE and friends out of every sample.
     assert form.missing() == ["__VIEWSTATE", "__VIEWSTATEGENERATOR", "__EVENTVALIDATION",
                               "ACA_CS_FIELD"]  # fmt: skip
@@ -105,8 +108,10 @@ def test_capdetail_intake_processing_with_parcel() -> None:
     assert detail.address == "21617 NE 159TH ST, 98077"  # primary `*` marker dropped
     assert detail.parcel == "1626069072"  # "Parcel Number:1626069072" without a space
     assert (detail.block, detail.lot, detail.subdivision) == (None, None, None)  # "--"
-    assert detail.job_value is None and detail.description is None
-    assert detail.applicant is None and detail.conditions == []
+    assert detail.job_value is None
+    assert detail.description is None
+    assert detail.applicant is None
+    assert detail.conditions == []
 
 
 def test_capdetail_reached_by_single_result_redirect() -> None:
@@ -124,7 +129,8 @@ def test_capdetail_reached_by_single_result_redirect() -> None:
 
 def test_login_page_is_not_a_detail_or_grid() -> None:
     html = sample(LOGIN)
-    assert parse_detail(html) is None and parse_results(html) is None
+    assert parse_detail(html) is None
+    assert parse_results(html) is None
 
 
 def test_cap_id_parameters_in_any_order_and_case() -> None:
