@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from datetime import date
-from pathlib import Path
 
 import pytest
 
 from permitapi.sources.aca.detail import parse_detail
 from permitapi.sources.aca.pages import PageKind, classify, parse_form
 from permitapi.sources.aca.results import CapId, cap_id_from_url, parse_results
+from tests.support.samples import family_samples, samples_dir
 
-SAMPLES = Path("/work/shared/portal-samples/aca")
+SAMPLES = samples_dir() / "aca"
 PAGE_1 = "kingco_caphome_enforce_search-results_page-1_showing-100-plus_trimmed.html"
 PAGE_4 = "kingco_caphome_enforce_search-results_page-4-of-4_trimmed.html"
 NO_RESULTS = "kingco_caphome_enforce_search-no-results_trimmed.html"
@@ -19,7 +19,10 @@ DETAIL_0938 = "kingco_capdetail_ENFR26-0938_intake-processing_parcel_trimmed.htm
 DETAIL_0931 = "kingco_capdetail_ENFR26-0931_single-result-search-redirect_trimmed.html"
 LOGIN = "kingco_login-redirect_angular-login-panel_trimmed.html"
 
-pytestmark = pytest.mark.skipif(not SAMPLES.is_dir(), reason="shared portal samples not mounted")
+
+def test_every_aca_sample_is_covered_here() -> None:
+    covered = {PAGE_1, PAGE_4, NO_RESULTS, DETAIL_0938, DETAIL_0931, LOGIN}
+    assert {p.name for p in family_samples("aca")} == covered
 
 
 def sample(name: str) -> str:
