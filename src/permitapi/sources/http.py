@@ -35,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import http.cookiejar
 import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -143,6 +144,14 @@ class _Retryable(Exception):
         self.server_wait = server_wait
 
 
+class _RejectAllCookies(http.cookiejar.DefaultCookiePolicy):
+    def set_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
+        return False
+
+    def return_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
+        return False
+
+
 class PortalHttp:
     """Shared async client. One instance per process; safe for concurrent use."""
 
@@ -167,6 +176,9 @@ class PortalHttp:
             headers={"User-Agent": USER_AGENT},
             follow_redirects=False,
             transport=transport,
+            # Portal sessions live only in per-conversation jars (`cookies=`); a client-wide jar
+            # would carry one lookup's session cookie into every other request to that host.
+            cookies=httpx.Cookies(http.cookiejar.CookieJar(policy=_RejectAllCookies())),
         )
 
     # -- configuration and state ---------------------------------------------------------------
