@@ -41,7 +41,7 @@ def build_context(settings: Settings, clock: Clock | None = None) -> AppContext:
         sessionmaker=create_sessionmaker(engine),
         clock=clock or SystemClock(),
         directory=default_directory(),
-        burst=BurstLimiter(settings.redis_url),
+        burst=BurstLimiter(settings.redis_url, namespace=settings.redis_namespace),
     )
 
 
