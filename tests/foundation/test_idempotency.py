@@ -358,3 +358,22 @@ async def test_concurrent_anonymous_duplicates_count_once(client: httpx.AsyncCli
     again = await client.post("/api/v1/jurisdictions/request", json=body, headers=headers)
     assert again.headers["idempotent-replayed"] == "true"
     assert again.json()["request_count"] == 1
+
+
+async def test_worker_purges_expired_rows(
+    client: httpx.AsyncClient, ctx: AppContext, clock: FrozenClock
+) -> None:
+    from permitapi.idempotency import repository
+    from permitapi.idempotency.jobs import PURGE_INTERVAL, IdempotencyPurge
+
+    assert (await post(client, {"a": 1})).status_code == 201
+    scope = service.scope_of(None, "127.0.0.1")
+    purge = IdempotencyPurge()
+    await purge.run_due(ctx)
+    async with ctx.sessionmaker() as session:
+        assert await repository.find(session, scope, k("key-1")) is not None
+    clock.advance(timedelta(hours=24) + PURGE_INTERVAL)
+    assert await purge.run_due(ctx) >= 1
+    async with ctx.sessionmaker() as session:
+        assert await repository.find(session, scope, k("key-1")) is None
+    assert await purge.run_due(ctx) == 0  # not due again yet
