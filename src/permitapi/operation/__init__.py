@@ -1,0 +1,1 @@
+"""Durable asynchronous operations (permit_refresh), run by the worker."""
