@@ -33,6 +33,8 @@ class Probe:
 
     def __init__(self) -> None:
         self.runs = 0
+        self.release = asyncio.Event()
+        self.started = asyncio.Event()
 
 
 def probe_router(probe: Probe) -> APIRouter:
@@ -42,7 +44,9 @@ def probe_router(probe: Probe) -> APIRouter:
     async def run(body: dict[str, Any], principal: MaybeAuthenticated, ctx: Ctx) -> JSONResponse:
         probe.runs += 1
         run_number = probe.runs
-        await asyncio.sleep(float(body.get("sleep", 0)))
+        probe.started.set()
+        if body.get("hold"):
+            await probe.release.wait()
         if body.get("fail"):
             raise BadRequest("asked to fail", code="probe_failed")
         if "status" in body:
@@ -237,15 +241,18 @@ async def test_invalid_header_is_a_400_problem(client: httpx.AsyncClient, probe:
 async def test_in_flight_duplicate_is_409_with_retry_after(
     client: httpx.AsyncClient, probe: Probe
 ) -> None:
-    first = asyncio.create_task(post(client, {"sleep": 0.5}))
-    await asyncio.sleep(0.2)
-    duplicate = await post(client, {"sleep": 0.5})
+    first = asyncio.create_task(post(client, {"hold": True}))
+    await asyncio.wait_for(probe.started.wait(), 30)  # it holds its claim and is running
+    duplicate = await post(client, {"hold": True})
     body = assert_problem(duplicate, 409, "idempotency_key_processing")
     assert body["retry_after"] == 1
     assert duplicate.headers["retry-after"] == "1"
+    # A different body is refused even while the first is in flight.
+    assert_problem(await post(client, {"hold": False}), 422, "idempotency_key_reuse")
+    probe.release.set()
     assert (await first).status_code == 201
     assert probe.runs == 1
-    assert (await post(client, {"sleep": 0.5})).headers["idempotent-replayed"] == "true"
+    assert (await post(client, {"hold": True})).headers["idempotent-replayed"] == "true"
 
 
 async def test_concurrent_duplicates_run_exactly_once(
