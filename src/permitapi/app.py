@@ -58,7 +58,7 @@ def build_context(
         sessionmaker=sessionmaker,
         clock=clock,
         directory=directory,
-        burst=BurstLimiter(settings.redis_url),
+        burst=BurstLimiter(settings.redis_url, namespace=settings.redis_namespace),
         http=http,
         gateway=SourceGateway(http, DatabaseOutcomeRecorder(sessionmaker, clock)),
     )

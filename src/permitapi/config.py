@@ -33,6 +33,9 @@ class Settings(BaseSettings):
     database_url: str = sqlite_url(DEFAULT_SQLITE_PATH)
     database_pool_size: int = Field(default=20, ge=1, le=200)
     redis_url: str | None = None
+    # Prefix of every key the service keeps in Redis, so that several deployments (or parallel
+    # test runs) can share one Redis without sharing windows.
+    redis_namespace: str = Field(default="permitapi", min_length=1, max_length=64)
 
     # -- secrets ------------------------------------------------------------------------------
     secret_key: SecretStr = SecretStr(PLACEHOLDER_SECRET)

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from typing import Protocol
 
 from permitapi.context import AppContext
+from permitapi.idempotency.jobs import IdempotencyPurge
 
 log = logging.getLogger("permitapi.worker")
 
@@ -27,7 +28,7 @@ class JobSource(Protocol):
 
 def job_sources() -> list[JobSource]:
     """Every job source of the service, in the order the loop visits them."""
-    return []
+    return [IdempotencyPurge()]
 
 
 class Worker:
