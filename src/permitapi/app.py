@@ -15,6 +15,7 @@ from permitapi.db.engine import create_engine, create_sessionmaker
 from permitapi.health.endpoints import router as health_router
 from permitapi.jurisdiction.endpoints import router as jurisdiction_router
 from permitapi.kit.clock import Clock, SystemClock
+from permitapi.permit.resource_endpoints import router as permit_resource_router
 from permitapi.sources.registry import Directory, default_directory
 from permitapi.usage.burst import BurstLimiter
 from permitapi.usage.endpoints import router as usage_router
@@ -83,6 +84,7 @@ def create_app(
     api = APIRouter(prefix=API_PREFIX)
     api.include_router(jurisdiction_router)
     api.include_router(usage_router)
+    api.include_router(permit_resource_router)
     app.include_router(api)
     app.include_router(health_router)
     install_docs(app)
