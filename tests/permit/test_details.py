@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 import httpx
 import pytest
 
 from permitapi.context import AppContext
+from permitapi.sources.base import Inspection
 from tests.foundation.test_problems import assert_problem
 from tests.permit.helpers import keys_for, lookup_credits_used
 from tests.support.permits import LADBS_NUMBER, full_snapshot, store
@@ -36,8 +39,22 @@ async def test_inspections(client: httpx.AsyncClient, ctx: AppContext) -> None:
         "inspector": "J. Ortiz",
     }
     assert body["pending"] == [{"type": "Drywall", "date": "2026-11-25"}]
-    # Approved and Partial Approval passed, Corrections Issued failed; Not Ready for
-    # Inspection was never completed, so it is not in the rate.
+    # LADBS's classifier: Approved and Partial Approval passed, Corrections Issued and Not Ready
+    # for Inspection failed.
+    assert body["pass_rate"] == 0.5
+
+
+async def test_pass_rate_leaves_out_inspections_not_performed(
+    client: httpx.AsyncClient, ctx: AppContext
+) -> None:
+    keys = await keys_for(ctx)
+    results = ["Pass", "Fail", "Partial Pass", "Cancelled", "Rescheduled", None]
+    inspections = [Inspection("Framing", date(2026, 10, 5), r) for r in results]
+    await store(
+        ctx,
+        full_snapshot(jurisdiction="aca:sandiego", permit_number=SHARED, inspections=inspections),
+    )
+    body = (await client.get(url("inspections", SHARED), headers=keys.live)).json()
     assert body["pass_rate"] == 0.667
 
 

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from permitapi.permit.inspection_results import InspectionOutcome, classify, pass_rate
+from permitapi.permit.inspection_results import (
+    InspectionOutcome,
+    classifier_for,
+    classify,
+    pass_rate,
+)
 
 PASSED, FAILED = InspectionOutcome.PASSED, InspectionOutcome.FAILED
 NOT_PERFORMED, UNCLASSIFIED = InspectionOutcome.NOT_PERFORMED, InspectionOutcome.UNCLASSIFIED
@@ -21,8 +26,8 @@ NOT_PERFORMED, UNCLASSIFIED = InspectionOutcome.NOT_PERFORMED, InspectionOutcome
         ("CofO Issued", PASSED),
         ("SGSOV Approved", PASSED),
         ("Corrections Issued", FAILED),
-        ("Not Ready for Inspection", NOT_PERFORMED),
-        ("SGSOV Not Ready", NOT_PERFORMED),
+        ("Not Ready for Inspection", FAILED),
+        ("SGSOV Not Ready", FAILED),
         ("Insp Scheduled", NOT_PERFORMED),
         ("Insp Cancelled", NOT_PERFORMED),
         ("Cancelled", NOT_PERFORMED),
@@ -47,7 +52,17 @@ def test_classify(result: str | None, outcome: InspectionOutcome) -> None:
 
 
 def test_pass_rate_counts_completed_only() -> None:
-    assert pass_rate(["Approved", "Corrections Issued", "Cancelled", "Not Ready", None]) == 0.5
+    assert pass_rate(["Approved", "Corrections Issued", "Cancelled", "No Access", None]) == 0.5
     assert pass_rate(["Approved", "Approved", "Fail"]) == 0.667
     assert pass_rate(["Cancelled", "Insp Scheduled", "Partial Inspection"]) is None
     assert pass_rate([]) is None
+
+
+def test_a_family_classifier_is_used_for_its_jurisdictions() -> None:
+    # LADBS exports its own table: its `other` class (cancellations too) maps to unclassified,
+    # where the fallback would say not performed; both stay out of the rate.
+    assert classifier_for("ladbs")("Completed (special insp)") is PASSED
+    assert classifier_for("ladbs")("Insp Cancelled") is UNCLASSIFIED
+    assert classifier_for("aca") is classify
+    assert classifier_for(None) is classify
+    assert pass_rate(["Approved", "Not Ready for Inspection"], "ladbs") == 0.5

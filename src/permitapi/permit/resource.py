@@ -158,7 +158,7 @@ def canonical_resource(directory: Directory, record: PermitRecord) -> PermitReso
     )
 
 
-def inspections_view(record: PermitRecord) -> InspectionsResponse:
+def inspections_view(directory: Directory, record: PermitRecord) -> InspectionsResponse:
     snapshot = snapshot_of(record)
     done = snapshot.inspections or []
     return InspectionsResponse(
@@ -176,7 +176,9 @@ def inspections_view(record: PermitRecord) -> InspectionsResponse:
             PendingInspectionItem(type=p.type, date=_moment(p.date))
             for p in snapshot.pending_inspections or []
         ],
-        pass_rate=inspection_results.pass_rate([i.result for i in done]),
+        pass_rate=inspection_results.pass_rate(
+            [i.result for i in done], _source_system(directory, record)
+        ),
     )
 
 

@@ -153,7 +153,7 @@ async def get_inspections(
 
     async def read(session: AsyncSession) -> InspectionsResponse:
         row = await _stored(session, ctx.directory, permit_number, jurisdiction, "inspections")
-        return resource.inspections_view(row)
+        return resource.inspections_view(ctx.directory, row)
 
     return await metered_read(request, ctx, principal, read)
 
