@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from fastapi import APIRouter, FastAPI
+from starlette.types import ASGIApp
 
 from permitapi import __version__
 from permitapi.config import Settings, get_settings
@@ -16,6 +17,11 @@ from permitapi.health.endpoints import router as health_router
 from permitapi.jurisdiction.endpoints import router as jurisdiction_router
 from permitapi.kit.clock import Clock, SystemClock
 from permitapi.permit.resource_endpoints import router as permit_resource_router
+from permitapi.source_health.endpoints import router as source_status_router
+from permitapi.source_health.recorder import DatabaseOutcomeRecorder
+from permitapi.sources.gateway import SourceGateway
+from permitapi.sources.http import PortalHttp
+from permitapi.sources.policies import build_policies, default_policy
 from permitapi.sources.registry import Directory, default_directory
 from permitapi.usage.burst import BurstLimiter
 from permitapi.usage.endpoints import router as usage_router
@@ -34,15 +40,28 @@ Authenticate with the `X-API-Key` header. Every error is an RFC 9457 problem
 `X-RateLimit-Reset` (Unix time in seconds of the next UTC month start)."""
 
 
-def build_context(settings: Settings, clock: Clock | None = None) -> AppContext:
+def build_context(
+    settings: Settings, clock: Clock | None = None, directory: Directory | None = None
+) -> AppContext:
+    """Everything a request or job needs. The caller closes `engine` and `gateway`."""
     engine = create_engine(settings.database_url, pool_size=settings.database_pool_size)
+    sessionmaker = create_sessionmaker(engine)
+    clock = clock or SystemClock()
+    directory = directory or default_directory()
+    http = PortalHttp(
+        portal_base_url=settings.portal_base_url,
+        policies=build_policies(settings, directory),
+        default_policy=default_policy(settings),
+    )
     return AppContext(
         settings=settings,
         engine=engine,
-        sessionmaker=create_sessionmaker(engine),
-        clock=clock or SystemClock(),
-        directory=default_directory(),
+        sessionmaker=sessionmaker,
+        clock=clock,
+        directory=directory,
         burst=BurstLimiter(settings.redis_url),
+        http=http,
+        gateway=SourceGateway(http, DatabaseOutcomeRecorder(sessionmaker, clock)),
     )
 
 
@@ -52,14 +71,15 @@ def create_app(
     clock: Clock | None = None,
     directory: Directory | None = None,
     extra_lifespans: list[Callable[[AppContext], Any]] | None = None,
+    mounts: dict[str, ASGIApp] | None = None,
 ) -> FastAPI:
+    """The API application. `mounts` adds ASGI apps under path prefixes (the portal simulator
+    at /_sim in `permitapi dev`)."""
     settings = settings or get_settings()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        ctx = build_context(settings, clock)
-        if directory is not None:
-            ctx.directory = directory
+        ctx = build_context(settings, clock, directory)
         app.state.ctx = ctx
         async with contextlib.AsyncExitStack() as stack:
             for enter in extra_lifespans or []:
@@ -67,6 +87,7 @@ def create_app(
             try:
                 yield
             finally:
+                await ctx.gateway.aclose()
                 await ctx.engine.dispose()
 
     app = FastAPI(
@@ -87,6 +108,9 @@ def create_app(
     api.include_router(permit_resource_router)
     app.include_router(api)
     app.include_router(health_router)
+    app.include_router(source_status_router)
+    for prefix, mounted in (mounts or {}).items():
+        app.mount(prefix, mounted)
     install_docs(app)
     app.openapi = lambda: build_openapi(app)  # type: ignore[method-assign]
     return app

@@ -9,6 +9,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from permitapi.config import Settings
 from permitapi.kit.clock import Clock
+from permitapi.sources.gateway import SourceGateway
+from permitapi.sources.http import PortalHttp
 from permitapi.sources.registry import Directory
 from permitapi.usage.burst import BurstLimiter
 
@@ -21,6 +23,8 @@ class AppContext:
     clock: Clock
     directory: Directory
     burst: BurstLimiter
+    http: PortalHttp  # the one outbound client (closed on shutdown via `gateway.aclose`)
+    gateway: SourceGateway  # services reach the portals only through this
     extras: dict[str, Any] = field(default_factory=dict)
 
     def transaction(self) -> Any:

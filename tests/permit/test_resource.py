@@ -34,7 +34,7 @@ async def test_full_resource(client: httpx.AsyncClient, ctx: AppContext) -> None
         "availability": "available",
         "source_url": LADBS_URL,
     }
-    assert body["permit_id"] == permit_id == detect.permit_id("ladbs", LADBS_NUMBER)
+    assert body["permit_id"] == permit_id == str(detect.permit_id("ladbs", LADBS_NUMBER))
     assert (body["permit_number"], body["jurisdiction"]) == (LADBS_NUMBER, "ladbs")
     assert body["observed_at"] == observed_at
     assert body["status"] == {"value": "issued", "raw_value": "Issued", "provenance": provenance}
@@ -120,7 +120,7 @@ async def test_reading_costs_one_credit_kept_on_200_released_on_404(
     assert ok.status_code == 200
     assert await lookup_credits_used(ctx, keys.principal) == 1
     assert ok.headers["x-ratelimit-remaining"] == str(25_000 - 1)
-    unknown = detect.permit_id("ladbs", "99999-99999-99999")
+    unknown = str(detect.permit_id("ladbs", "99999-99999-99999"))
     missing = await client.get(f"/api/v1/permits/{unknown}", headers=keys.live)
     assert_problem(missing, 404, "permit_not_found")
     assert await lookup_credits_used(ctx, keys.principal) == 1
@@ -157,5 +157,5 @@ async def test_literal_siblings_are_never_captured(
         scope = {"type": "http", "method": "GET", "path": target}
         return resource_routes[0].matches(scope)[0] is Match.FULL
 
-    assert matches(f"/permits/{detect.permit_id('ladbs', LADBS_NUMBER)}")
+    assert matches(f"/permits/{detect.permit_id('ladbs', LADBS_NUMBER)!s}")
     assert not matches(f"/permits/{path}")

@@ -89,7 +89,7 @@ async def store(
     jurisdiction = ctx.directory.get(snapshot.jurisdiction)
     assert jurisdiction is not None
     normalized = detect.normalize_number(jurisdiction, snapshot.permit_number)
-    permit_id = detect.permit_id(jurisdiction.slug, normalized)
+    permit_id = str(detect.permit_id(jurisdiction.slug, normalized))
     moment = fetched_at or ctx.clock.now()
     async with ctx.transaction() as session:
         existing = await session.get(PermitRecord, permit_id)

@@ -79,7 +79,9 @@ def number_format_mismatch(jurisdiction: Jurisdiction, number: str) -> BadReques
 
 
 def identity_of(jurisdiction: Jurisdiction, normalized: str, how: How) -> Identity:
-    return Identity(jurisdiction, normalized, detect.permit_id(jurisdiction.slug, normalized), how)
+    return Identity(
+        jurisdiction, normalized, str(detect.permit_id(jurisdiction.slug, normalized)), how
+    )
 
 
 def _candidate(identity: Identity, confidence: str, reason: str) -> dict[str, str]:
@@ -100,7 +102,8 @@ class _Findings:
 
 
 async def _find(session: AsyncSession, directory: Directory, number: str) -> _Findings:
-    detected = detect.detect(directory, number)
+    # `none` candidates are only hints (no published format matches): never an answer.
+    detected = [c for c in detect.detect(directory, number) if c.confidence != "none"]
     forms = {j.slug: detect.normalize_number(j, number) for j in directory}
     rows = await resource_repository.with_numbers(session, set(forms.values()))
     stored = [r for r in rows if forms.get(r.jurisdiction) == r.permit_number and r.snapshot]
@@ -125,7 +128,7 @@ def _ambiguous(
         jurisdiction = directory.get(found.slug)
         if jurisdiction is not None and found.slug not in seen:
             identity = identity_of(jurisdiction, found.normalized_number, "detected")
-            candidates.append(_candidate(identity, found.confidence, found.reason))
+            candidates.append(_candidate(identity, str(found.confidence), found.reason))
     extra: dict[str, object] = {"candidates": candidates}
     if example_tail is not None:
         first = candidates[0]

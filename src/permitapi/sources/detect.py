@@ -1,12 +1,24 @@
-"""Permit number -> jurisdiction candidates, number normalisation and the canonical permit id.
+"""Permit numbers: one canonical form per jurisdiction, the canonical id, and detection.
 
-Minimal implementation written on the `resource` branch so that resolutions and the detail
-endpoints can run before the core branch lands its own `detect.py` (same API; that version
-replaces this one at merge).
+Normalisation removes formatting variance only, per family:
+- LADBS: three digit groups, each zero-padded to five: `14044 10000 2293`, `1404410000022 93`
+  and `140441000002293` all become `14044-10000-02293`.
+- EPIC-LA: upper case, no spaces; the dash after a type prefix is restored
+  (`unc bldr250826010738` -> `UNC-BLDR250826010738`).
+- Accela: upper case; runs of spaces, underscores, dots or dashes become one dash
+  (`bld24 12345` -> `BLD24-12345`). Dashes are not invented where the caller wrote none.
 
-Normalisation removes formatting variance only: case, whitespace and dash variants. A number
-typed without its dashes (or with them misplaced) gets them back only when exactly one dashing
-of the bare characters matches the jurisdiction's patterns; otherwise the typed form is kept.
+Detection ranks every jurisdiction whose published number formats match:
+- `strong`: the number's format is distinctive: exactly one jurisdiction accepts it (LADBS's three
+  five-digit groups, EPIC-LA's prefix + date + sequence, an agency-specific Accela format).
+- `weak`: several jurisdictions accept the same format (the shared Accela patterns).
+- `none`: appears only when no jurisdiction's format matches at all; then the jurisdictions whose
+  family could plausibly issue a number of that shape are listed, so callers can still offer
+  hints. A caller must not answer a lookup from a `none` candidate without an explicit
+  jurisdiction (no candidate strong or weak means "jurisdiction not supported").
+Candidates are never dropped. Within a tier, `near=(lat, lon)` orders by distance from the
+jurisdiction's centre; without it, more specific formats (shared by fewer jurisdictions) come
+first, then directory order.
 """
 
 from __future__ import annotations
@@ -14,99 +26,87 @@ from __future__ import annotations
 import math
 import re
 import uuid
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
-from itertools import combinations
+from datetime import date
+from enum import StrEnum
 
 from permitapi.sources.registry import Directory, Jurisdiction
 
-# Fixed forever: changing it would change every permit_id ever handed out.
-PERMIT_NAMESPACE = uuid.UUID("6f0f3c4e-5d0a-5b9e-9a57-7a1e4c2b8d10")
+# Fixed forever: changing it changes every permit_id (design.md "Permit identity").
+PERMIT_NAMESPACE = uuid.UUID("6f1c3a52-9d0e-5b7a-8c41-2e7f5d90b8a3")
 
-_DASHES = re.compile(r"[\u2010-\u2015\u2212\uFE58\uFE63\uFF0D]")
-_SPACES = re.compile(r"\s+")
+
+class Confidence(StrEnum):
+    STRONG = "strong"
+    WEAK = "weak"
+    NONE = "none"
+
+
+_RANK = {Confidence.STRONG: 0, Confidence.WEAK: 1, Confidence.NONE: 2}
 
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
     slug: str
     display_name: str
-    confidence: str  # "strong" (only this jurisdiction matches) | "weak" (format is shared)
+    confidence: Confidence
     reason: str
     normalized_number: str
 
 
-def _typed_forms(raw: str) -> tuple[str, ...]:
-    """The number as typed, without formatting variance: upper case, dash variants unified,
-    whitespace either dropped or read as a separator ("21030 20000 00256")."""
-    text = _DASHES.sub("-", raw.replace("\xa0", " ")).strip().upper()
-    joined = re.sub(r"-{2,}", "-", _SPACES.sub("", text)).strip("-")
-    spaced = re.sub(r"-{2,}", "-", _SPACES.sub("-", text)).strip("-")
-    return (joined,) if spaced == joined else (joined, spaced)
+# -- normalisation ---------------------------------------------------------------------------
+_LADBS_GROUPS = re.compile(r"^(\d{1,5})[\s\-._/]+(\d{1,5})[\s\-._/]+(\d{1,5})$")
+_LADBS_COMPACT = re.compile(r"^\d{15}$")
+_EPIC_TYPED = re.compile(r"^([A-Z]{2,5})-?([A-Z]{4})(\d{12})$")
+_SEPARATORS = re.compile(r"[\s\-_.]+")
 
 
-def _typed_match(jurisdiction: Jurisdiction, raw: str) -> str | None:
-    return next((form for form in _typed_forms(raw) if jurisdiction.matches(form)), None)
+def _normalize_ladbs(raw: str) -> str:
+    text = raw.strip()
+    compact = re.sub(r"\s+", "", text)
+    if _LADBS_COMPACT.fullmatch(compact):
+        return f"{compact[:5]}-{compact[5:10]}-{compact[10:]}"
+    match = _LADBS_GROUPS.fullmatch(text)
+    if match:
+        return "-".join(group.zfill(5) for group in match.groups())
+    return compact.upper()
 
 
-@lru_cache(maxsize=1024)
-def _dash_optional(pattern: str) -> tuple[re.Pattern[str], int]:
-    """The pattern with its literal dashes (outside character classes) made optional, and
-    how many there are: a cheap pre-check before enumerating dashings."""
-    out, count, in_class, escaped = [], 0, False, False
-    for char in pattern:
-        if escaped:
-            escaped = False
-        elif char == "\\":
-            escaped = True
-        elif char == "[":
-            in_class = True
-        elif char == "]":
-            in_class = False
-        elif char == "-" and not in_class:
-            count += 1
-            out.append("-?")
-            continue
-        out.append(char)
-    return re.compile("".join(out)), count
+def _normalize_epicla(raw: str) -> str:
+    text = re.sub(r"\s+", "", raw).upper()
+    match = _EPIC_TYPED.fullmatch(text)
+    if match:
+        prefix, kind, digits = match.groups()
+        return f"{prefix}-{kind}{digits}"
+    return text
 
 
-def _redash(bare: str, jurisdiction: Jurisdiction) -> str | None:
-    """The single dashing of `bare` that matches a pattern, or None when none or several do."""
-    found: set[str] = set()
-    for pattern in jurisdiction.permit_patterns:
-        relaxed, most = _dash_optional(pattern.pattern)
-        if not relaxed.fullmatch(bare):
-            continue
-        for dashes in range(most + 1):
-            for positions in combinations(range(1, len(bare)), dashes):
-                parts = [
-                    bare[i:j] for i, j in zip((0, *positions), (*positions, len(bare)), strict=True)
-                ]
-                candidate = "-".join(parts)
-                if pattern.fullmatch(candidate):
-                    found.add(candidate)
-                    if len(found) > 1:
-                        return None
-    return found.pop() if found else None
+def _normalize_accela(raw: str) -> str:
+    return _SEPARATORS.sub("-", raw.strip().upper()).strip("-")
 
 
-def normalize_number(jurisdiction: Jurisdiction, raw: str) -> str:
-    """The jurisdiction's canonical form of `raw`: typed dashes are never moved or removed;
-    a number typed without any gets them back when exactly one dashing matches."""
-    typed = _typed_match(jurisdiction, raw)
-    if typed is not None:
-        return typed
-    joined = _typed_forms(raw)[0]
-    if "-" not in joined and "-" not in _DASHES.sub("-", raw):
-        return _redash(joined, jurisdiction) or joined
-    return joined
+_NORMALIZERS: dict[str, Callable[[str], str]] = {
+    "ladbs": _normalize_ladbs,
+    "epicla": _normalize_epicla,
+    "aca": _normalize_accela,
+}
 
 
-def permit_id(jurisdiction_slug: str, normalized_number: str) -> str:
-    return str(uuid.uuid5(PERMIT_NAMESPACE, f"{jurisdiction_slug}:{normalized_number}"))
+def normalize_number(jurisdiction: Jurisdiction | str, raw: str) -> str:
+    """The canonical form of `raw` under the rules of a jurisdiction (or a family name)."""
+    family = jurisdiction if isinstance(jurisdiction, str) else jurisdiction.platform
+    family = family.split(":", 1)[0]
+    return _NORMALIZERS.get(family, _normalize_accela)(raw)
 
 
+def permit_id(jurisdiction_slug: str, normalized_number: str) -> uuid.UUID:
+    """The canonical permit id: uuid5 over `<slug>:<normalized number>`."""
+    return uuid.uuid5(PERMIT_NAMESPACE, f"{jurisdiction_slug.lower()}:{normalized_number}")
+
+
+# -- detection -------------------------------------------------------------------------------
 def _distance_km(a: tuple[float, float], b: tuple[float, float]) -> float:
     lat1, lon1, lat2, lon2 = map(math.radians, (*a, *b))
     h = (
@@ -116,38 +116,117 @@ def _distance_km(a: tuple[float, float], b: tuple[float, float]) -> float:
     return 6371.0 * 2 * math.asin(math.sqrt(h))
 
 
+def _embedded_date(jurisdiction: Jurisdiction, number: str) -> str | None:
+    """A human note on the date an EPIC-LA or LADBS number carries, when it carries one."""
+    if jurisdiction.platform == "epicla":
+        typed = re.fullmatch(r"[A-Z]{2,5}-[A-Z]{4}(\d{2})(\d{2})(\d{2})\d{6}", number)
+        if typed:
+            yy, mm, dd = (int(part) for part in typed.groups())
+            try:
+                return f"applied {date(2000 + yy, mm, dd).isoformat()}"
+            except ValueError:
+                return None
+        yearly = re.fullmatch(r"[A-Z]{3,5}(\d{4})\d{6}", number)
+        if yearly:
+            return f"year {yearly.group(1)}"
+    if jurisdiction.platform == "ladbs" and number[:2].isdigit():
+        opened = int(number[:2])
+        return f"opened {1900 + opened if opened >= 96 else 2000 + opened}"
+    return None
+
+
+def _plausible_family(family: str, raw: str) -> bool:
+    """Loose shapes used only for `none` candidates, when no published format matches."""
+    compact = re.sub(r"[\s\-_.]", "", raw).upper()
+    if not compact.isalnum() or not 4 <= len(compact) <= 30:
+        return False
+    has_digit = any(c.isdigit() for c in compact)
+    has_alpha = any(c.isalpha() for c in compact)
+    if family == "ladbs":
+        return compact.isdigit() and 10 <= len(compact) <= 15
+    if family == "epicla":
+        return has_alpha and has_digit and compact[:3].isalpha() and len(compact) >= 12
+    return has_alpha and has_digit
+
+
+def _sharing(directory: Directory) -> Counter[str]:
+    """How many jurisdictions publish each pattern (fewer = more distinctive)."""
+    counts: Counter[str] = Counter()
+    for item in directory:
+        for pattern in {p.pattern for p in item.permit_patterns}:
+            counts[pattern] += 1
+    return counts
+
+
 def detect(
     directory: Directory, raw: str, near: tuple[float, float] | None = None
 ) -> list[Candidate]:
-    """Every jurisdiction whose patterns match the number, strongest first.
+    """Every candidate jurisdiction for a permit number, strongest first (see module doc)."""
+    matches: list[tuple[Jurisdiction, str, int]] = []  # (jurisdiction, normalised, sharing)
+    sharing = _sharing(directory)
+    for item in directory:
+        number = normalize_number(item, raw)
+        matched = [p.pattern for p in item.permit_patterns if p.fullmatch(number)]
+        if matched:
+            matches.append((item, number, min(sharing[p] for p in matched)))
 
-    Within a tier, `near` orders by distance to each jurisdiction's centre; otherwise the
-    directory order is kept. Nothing is dropped.
-    """
-    # Numbers matching as typed win: re-dashing a bare number must not turn a format that is
-    # distinctive as typed (EPIC-LA's CREB2025000372) into a shared one.
-    matches = [(j, form) for j in directory if (form := _typed_match(j, raw)) is not None]
-    if not matches:
-        for jurisdiction in directory:
-            normalized = normalize_number(jurisdiction, raw)
-            if jurisdiction.matches(normalized):
-                matches.append((jurisdiction, normalized))
-    strong = len(matches) == 1
-    ranked = sorted(
-        enumerate(matches),
-        key=lambda item: (_distance_km(near, item[1][0].center) if near else 0.0, item[0]),
-    )
-    return [
-        Candidate(
-            slug=j.slug,
-            display_name=j.display_name,
-            confidence="strong" if strong else "weak",
-            reason=(
-                "the number format is specific to this jurisdiction"
-                if strong
-                else "the number format is shared by several jurisdictions"
-            ),
-            normalized_number=normalized,
-        )
-        for _, (j, normalized) in ranked
-    ]
+    candidates: list[tuple[Candidate, int, int]] = []  # (candidate, specificity, file order)
+    order = {item.slug: index for index, item in enumerate(directory)}
+    if matches:
+        confidence = Confidence.STRONG if len(matches) == 1 else Confidence.WEAK
+        for item, number, shared in matches:
+            note = _embedded_date(item, number)
+            if confidence is Confidence.STRONG:
+                reason = f"format of {item.display_name} numbers, used by no other jurisdiction"
+            elif shared == 1:
+                reason = (
+                    f"matches a number format specific to {item.display_name}, but "
+                    f"{len(matches) - 1} other jurisdictions accept the same number"
+                )
+            else:
+                others = len(matches) - 1
+                reason = (
+                    f"matches a {item.display_name} number format that {others} other "
+                    f"jurisdiction{'s' if others != 1 else ''} also use"
+                )
+            if note:
+                reason += f" ({note})"
+            candidates.append(
+                (Candidate(item.slug, item.display_name, confidence, reason, number), shared, 0)
+            )
+    else:
+        for item in directory:
+            if _plausible_family(item.platform, raw):
+                number = normalize_number(item, raw)
+                reason = (
+                    f"matches no published {item.display_name} number format; "
+                    "listed only because its portal issues numbers of a similar shape"
+                )
+                candidates.append(
+                    (Candidate(item.slug, item.display_name, Confidence.NONE, reason, number), 0, 0)
+                )
+
+    def sort_key(entry: tuple[Candidate, int, int]) -> tuple[float, ...]:
+        candidate, shared, _ = entry
+        jurisdiction = directory.get(candidate.slug)
+        assert jurisdiction is not None
+        distance = _distance_km(near, jurisdiction.center) if near is not None else 0.0
+        return (_RANK[candidate.confidence], distance, shared, order[candidate.slug])
+
+    return [entry[0] for entry in sorted(candidates, key=sort_key)]
+
+
+def parse_near(value: str | None) -> tuple[float, float] | None:
+    """`"<lat>,<lon>"` -> a point; anything malformed or out of range -> None (ignored)."""
+    if not value:
+        return None
+    parts = value.split(",")
+    if len(parts) != 2:
+        return None
+    try:
+        lat, lon = float(parts[0]), float(parts[1])
+    except ValueError:
+        return None
+    if not (math.isfinite(lat) and math.isfinite(lon)) or abs(lat) > 90 or abs(lon) > 180:
+        return None
+    return (lat, lon)

@@ -166,7 +166,7 @@ async def test_blocked_is_blocked_and_socrata_throttling_is_retry_later(sim: Lad
 
 async def test_enrichment_outage_leaves_socrata_fields_not_observed(sim: LadbsSim) -> None:
     permit = next(p for p in _building(sim) if p.valuation is not None)
-    sim.store.add_fault(Fault("ladbs", "down", remaining=2))
+    sim.store.add_fault(Fault("ladbs", "down"))  # until cleared: outlasts the retries
     sim.store.add_fault(Fault("ladbs", "slow", latency_ms=0, remaining=1))  # PCIS goes through
     snapshot = await sim.adapter.fetch_permit(sim.jurisdiction, permit.permit_number)
     assert snapshot.raw_status == permit.raw_status
