@@ -66,3 +66,9 @@ def test_a_family_classifier_is_used_for_its_jurisdictions() -> None:
     assert classifier_for("aca") is classify
     assert classifier_for(None) is classify
     assert pass_rate(["Approved", "Not Ready for Inspection"], "ladbs") == 0.5
+
+
+def test_epicla_uses_its_own_table() -> None:
+    # EPIC-LA rules a partial pass a failure (a reinspection follows); the fallback a pass.
+    assert classifier_for("epicla")("Partial Pass") is FAILED
+    assert classify("Partial Pass") is PASSED

@@ -1,7 +1,7 @@
 """Inspection results -> outcomes, for pass rates.
 
 A portal family that knows its own vocabulary exports `classify_inspection_result(result) ->
-"pass" | "fail" | "other"` from `sources/<family>/status.py` (LADBS does); that one is used for
+"pass" | "fail" | "other"` from `sources/<family>/status.py` (LADBS and EPIC-LA do); it is used for
 its jurisdictions. Families without one use the fallback below, matched on lower-cased keywords
 in this order (the first rule that hits wins):
 

@@ -363,7 +363,9 @@ class PortalHttp:
                     if retry_after is not None:
                         error.retry_after = retry_after
                     raise _Retryable(error, retry_after) from None
-            reason = {403: "throttled", 429: "throttled", 500: "server_error"}.get(status, "down")
+            reason = {403: "throttled", 429: "throttled", 500: "server_error", 504: "timeout"}.get(
+                status, "down"
+            )
             failure = _retry_later(source, reason, f"HTTP {status}", retry_after)
             if status == 403:
                 # Throttling by 403 is a request to back off: never hammer it in-request.

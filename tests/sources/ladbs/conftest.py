@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
-import httpx
 import pytest
 from starlette.applications import Starlette
 
@@ -17,6 +16,7 @@ from permitapi.portalsim.store import SimStore
 from permitapi.sources.http import PortalHttp
 from permitapi.sources.ladbs.adapter import LadbsAdapter
 from permitapi.sources.registry import Jurisdiction, default_directory
+from tests.support.portal_http import in_process_http
 
 TODAY = date(2026, 11, 20)
 PERMIT_COUNT = 400
@@ -40,7 +40,7 @@ async def sim() -> AsyncIterator[LadbsSim]:
     for permit in family.generate(jurisdiction, random.Random(20261120), PERMIT_COUNT, TODAY):
         store.put(permit)
     app = Starlette(routes=family.routes(store, directory))
-    http = PortalHttp(portal_base_url="http://portalsim", transport=httpx.ASGITransport(app=app))
+    http = in_process_http(app)
     clock = FrozenClock(datetime(2026, 11, 20, 20, 0, tzinfo=UTC))  # 12:00 in Los Angeles
     yield LadbsSim(store, LadbsAdapter(http, clock=clock), jurisdiction, http)
     await http.aclose()
