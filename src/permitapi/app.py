@@ -16,6 +16,7 @@ from permitapi.db.engine import create_engine, create_sessionmaker
 from permitapi.health.endpoints import router as health_router
 from permitapi.jurisdiction.endpoints import router as jurisdiction_router
 from permitapi.kit.clock import Clock, SystemClock
+from permitapi.permit.resource_endpoints import router as permit_resource_router
 from permitapi.source_health.endpoints import router as source_status_router
 from permitapi.source_health.recorder import DatabaseOutcomeRecorder
 from permitapi.sources.gateway import SourceGateway
@@ -104,6 +105,7 @@ def create_app(
     api = APIRouter(prefix=API_PREFIX)
     api.include_router(jurisdiction_router)
     api.include_router(usage_router)
+    api.include_router(permit_resource_router)
     app.include_router(api)
     app.include_router(health_router)
     app.include_router(source_status_router)

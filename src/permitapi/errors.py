@@ -1,6 +1,7 @@
 """The error hierarchy and its rendering as RFC 9457 problem details.
 
     ApiError (status, code, title)            every error the API answers with
+    ├── MultipleChoices (300)                 multiple_jurisdictions (ranked candidates)
     ├── BadRequest (400)                      invalid_parameter, invalid_body, ...
     ├── Unauthorized (401)                    invalid_api_key
     ├── Forbidden (403)                       force_refresh_not_available, ...
@@ -48,6 +49,14 @@ class ApiError(Exception):
         self.code = code or self.default_code
         self.extra: dict[str, Any] = dict(extra or {})
         self.headers: dict[str, str] = dict(headers or {})
+
+
+class MultipleChoices(ApiError):
+    """300: the number matches several jurisdictions; the body lists ranked candidates."""
+
+    default_status = 300
+    default_code = "multiple_jurisdictions"
+    title = "Multiple jurisdictions match"
 
 
 class BadRequest(ApiError):

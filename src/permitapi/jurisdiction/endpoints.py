@@ -8,12 +8,14 @@ from fastapi import APIRouter, Query
 
 from permitapi.idempotency.route import idempotent_post
 from permitapi.jurisdiction import service
+from permitapi.jurisdiction.coverage_schemas import CoverageResponse
 from permitapi.jurisdiction.schemas import (
     JurisdictionList,
     JurisdictionRequestBody,
     JurisdictionRequestResult,
     RequestedJurisdictionList,
 )
+from permitapi.permit import coverage
 from permitapi.web.deps import Ctx, MaybeAuthenticated
 from permitapi.web.openapi import problem_responses
 
@@ -65,3 +67,16 @@ async def request_jurisdiction(
             now=ctx.clock.now(),
         )
     return JurisdictionRequestResult.model_validate(result)
+
+
+@router.get(
+    "/jurisdictions/coverage",
+    response_model=CoverageResponse,
+    summary="Capabilities and field coverage per jurisdiction (public)",
+    description="Fill rates come from successful lookups in a rolling 90-day window; no "
+    "permit or customer identifier is ever part of them.",
+)
+async def jurisdiction_coverage(ctx: Ctx) -> CoverageResponse:
+    async with ctx.sessionmaker() as session:
+        report = await coverage.coverage_report(session, ctx.directory, ctx.clock.now())
+    return CoverageResponse.model_validate(report)

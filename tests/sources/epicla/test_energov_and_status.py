@@ -176,7 +176,7 @@ def test_workflow_step_states(status: str, state: str) -> None:
 
 @pytest.mark.parametrize(
     ("result", "outcome"),
-    [("Passed", "pass"), ("Pass", "pass"), ("Not Passed", "fail"), ("Partial Pass", "fail"),
+    [("Passed", "pass"), ("Pass", "pass"), ("Not Passed", "fail"), ("Partial Pass", "pass"),
      ("Cancelled", "other"), (None, "other")],
 )  # fmt: skip
 def test_inspection_outcomes(result: str | None, outcome: str) -> None:

@@ -110,7 +110,8 @@ _PASS = frozenset(
     for raw in (
         "Pass", "Passed", "Approved", "Approved with Conditions", "Approved Unconditionally",
         "Complied", "Finaled", "Final", "No Violations - Pass", "Corrected Violations - Pass",
-        "Pass with Corrections", "Completed - Pass",
+        "Pass with Corrections", "Completed - Pass", "Partial Pass", "Partial Approval",
+        "Partially Approved",
     )
 )  # fmt: skip
 _FAIL = frozenset(
@@ -124,7 +125,8 @@ _FAIL = frozenset(
 
 
 def classify_inspection_result(raw: str | None) -> InspectionOutcome:
-    """pass / fail for pass_rate; cancellations, not-ready and partials are "other"."""
+    """pass / fail for pass_rate; cancellations and not-ready are "other". A partial pass is a
+    pass, as in every family (docs/decisions.md, "One pass_rate rule")."""
     key = status_key(raw or "")
     if key in _PASS:
         return "pass"

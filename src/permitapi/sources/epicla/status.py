@@ -104,11 +104,10 @@ def step_is_done(status: str | None) -> bool:
 
 InspectionOutcome = Literal["pass", "fail", "other"]
 
-_PASS = frozenset({"passed", "pass", "approved", "approved with conditions"})
-# A partial pass is a completed inspection that did not pass as a whole: a reinspection follows.
-_FAIL = frozenset(
-    {"not passed", "failed", "fail", "partial pass", "disapproved", "correction required"}
-)
+# A partial pass counts as a pass, as in every family: the scope that was inspected passed
+# (docs/decisions.md, "One pass_rate rule").
+_PASS = frozenset({"passed", "pass", "partial pass", "approved", "approved with conditions"})
+_FAIL = frozenset({"not passed", "failed", "fail", "disapproved", "correction required"})
 PENDING_INSPECTION_STATES = frozenset(
     {"scheduled", "requested", "pending", "rescheduled", "in progress"}
 )
