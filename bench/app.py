@@ -82,10 +82,10 @@ def create() -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def plug_portal(ctx: AppContext) -> AsyncIterator[None]:
-        await ctx.sources.http.aclose()
+        await ctx.gateway.aclose()
         policies = {"ladbs": SourcePolicy(max_concurrency=cap)}
-        ctx.sources = SourceGateway(PortalHttp(portal_base_url=None, policies=policies))
-        ctx.sources.use_adapter("ladbs", portal)
+        ctx.http = PortalHttp(portal_base_url=None, policies=policies)
+        ctx.gateway = SourceGateway(ctx.http, adapters={"ladbs": portal})
         yield
 
     app = create_app(Settings(), extra_lifespans=[plug_portal])

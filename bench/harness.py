@@ -102,11 +102,17 @@ def server(url: str, *, latency: float = 0.2, source_cap: int = 4) -> Iterator[i
     ]  # fmt: skip
     process = subprocess.Popen(command, cwd=ROOT, env=env)
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
-                break
-            time.sleep(0.1)
+        deadline = time.monotonic() + 90
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"bench server exited with {process.returncode}")
+            if time.monotonic() > deadline:
+                raise RuntimeError("bench server did not start within 90 s")
+            try:
+                with socket.create_connection(("127.0.0.1", port), 0.2):
+                    break
+            except OSError:
+                time.sleep(0.1)
         yield port
     finally:
         process.terminate()

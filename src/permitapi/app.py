@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from fastapi import APIRouter, FastAPI
+from starlette.types import ASGIApp
 
 from permitapi import __version__
 from permitapi.config import Settings, get_settings
@@ -18,8 +19,12 @@ from permitapi.kit.clock import Clock, SystemClock
 from permitapi.operation.endpoints import router as operation_router
 from permitapi.permit import hot_path
 from permitapi.permit.endpoints import router as permit_router
+from permitapi.permit.resource_endpoints import router as permit_resource_router
+from permitapi.source_health.endpoints import router as source_status_router
+from permitapi.source_health.recorder import DatabaseOutcomeRecorder
 from permitapi.sources.gateway import SourceGateway
 from permitapi.sources.http import PortalHttp
+from permitapi.sources.policies import build_policies, default_policy
 from permitapi.sources.registry import Directory, default_directory
 from permitapi.usage.burst import BurstLimiter
 from permitapi.usage.endpoints import router as usage_router
@@ -38,16 +43,28 @@ Authenticate with the `X-API-Key` header. Every error is an RFC 9457 problem
 `X-RateLimit-Reset` (Unix time in seconds of the next UTC month start)."""
 
 
-def build_context(settings: Settings, clock: Clock | None = None) -> AppContext:
+def build_context(
+    settings: Settings, clock: Clock | None = None, directory: Directory | None = None
+) -> AppContext:
+    """Everything a request or job needs. The caller closes `engine` and `gateway`."""
     engine = create_engine(settings.database_url, pool_size=settings.database_pool_size)
+    sessionmaker = create_sessionmaker(engine)
+    clock = clock or SystemClock()
+    directory = directory or default_directory()
+    http = PortalHttp(
+        portal_base_url=settings.portal_base_url,
+        policies=build_policies(settings, directory),
+        default_policy=default_policy(settings),
+    )
     return AppContext(
         settings=settings,
         engine=engine,
-        sessionmaker=create_sessionmaker(engine),
-        clock=clock or SystemClock(),
-        directory=default_directory(),
-        burst=BurstLimiter(settings.redis_url),
-        sources=SourceGateway(PortalHttp(portal_base_url=settings.portal_base_url)),
+        sessionmaker=sessionmaker,
+        clock=clock,
+        directory=directory,
+        burst=BurstLimiter(settings.redis_url, namespace=settings.redis_namespace),
+        http=http,
+        gateway=SourceGateway(http, DatabaseOutcomeRecorder(sessionmaker, clock)),
     )
 
 
@@ -57,14 +74,15 @@ def create_app(
     clock: Clock | None = None,
     directory: Directory | None = None,
     extra_lifespans: list[Callable[[AppContext], Any]] | None = None,
+    mounts: dict[str, ASGIApp] | None = None,
 ) -> FastAPI:
+    """The API application. `mounts` adds ASGI apps under path prefixes (the portal simulator
+    at /_sim in `permitapi dev`)."""
     settings = settings or get_settings()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        ctx = build_context(settings, clock)
-        if directory is not None:
-            ctx.directory = directory
+        ctx = build_context(settings, clock, directory)
         app.state.ctx = ctx
         async with contextlib.AsyncExitStack() as stack:
             for enter in extra_lifespans or []:
@@ -73,7 +91,7 @@ def create_app(
                 yield
             finally:
                 await hot_path.close(ctx)
-                await ctx.sources.http.aclose()
+                await ctx.gateway.aclose()
                 await ctx.engine.dispose()
 
     app = FastAPI(
@@ -93,8 +111,12 @@ def create_app(
     api.include_router(usage_router)
     api.include_router(permit_router)
     api.include_router(operation_router)
+    api.include_router(permit_resource_router)
     app.include_router(api)
     app.include_router(health_router)
+    app.include_router(source_status_router)
+    for prefix, mounted in (mounts or {}).items():
+        app.mount(prefix, mounted)
     install_docs(app)
     app.openapi = lambda: build_openapi(app)  # type: ignore[method-assign]
     return app

@@ -21,6 +21,7 @@ from permitapi.db import migrate
 from permitapi.db.engine import create_engine, create_sessionmaker
 from permitapi.errors import ApiError
 from permitapi.kit.clock import SystemClock
+from permitapi.portalsim.app import DEFAULT_SEED, create_sim_app
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
 db_app = typer.Typer(no_args_is_help=True, help="Database migrations.")
@@ -165,16 +166,22 @@ def worker() -> None:
         try:
             await runner.run_forever()
         finally:
+            await ctx.gateway.aclose()
             await ctx.engine.dispose()
 
     asyncio.run(main())
 
 
+SIM_PREFIX = "/_sim"
+
+
 def dev_settings(host: str, port: int) -> Settings:
+    """Dev settings: every jurisdiction's portal is the simulator mounted at /_sim."""
     overrides: dict[str, Any] = {
         "environment": "development",
         "run_worker_in_process": True,
         "allow_loopback_webhooks": True,
+        "portal_base_url": f"http://{host}:{port}{SIM_PREFIX}",
     }
     if not os.environ.get("PERMITAPI_DATABASE_URL"):
         overrides["database_url"] = sqlite_url(DEFAULT_SQLITE_PATH)
@@ -225,8 +232,16 @@ def ensure_dev_keys(settings: Settings) -> dict[str, dict[str, str]]:
 
 
 @app.command()
-def dev(host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Offline development server on embedded defaults (SQLite under ./var)."""
+def dev(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    seed: Annotated[int, typer.Option(help="Seed of the simulated portals")] = DEFAULT_SEED,
+    latency_ms: Annotated[
+        int | None, typer.Option("--latency-ms", help="Simulated portal latency (ms)")
+    ] = None,
+) -> None:
+    """Offline development server on embedded defaults (SQLite under ./var), with the portal
+    simulator mounted at /_sim and every jurisdiction pointed at it."""
     from permitapi.app import create_app
     from permitapi.worker.runner import in_process_worker
 
@@ -240,8 +255,30 @@ def dev(host: str = "127.0.0.1", port: int = 8000) -> None:
         typer.echo(f"{plan:5} account {account['account_id']}")
         typer.echo(f"      live key    {account['live_key']}")
         typer.echo(f"      sandbox key {account['sandbox_key']}")
-    application = create_app(settings, extra_lifespans=[in_process_worker])
+    typer.echo(f"portal simulator: {settings.portal_base_url}  (control: {SIM_PREFIX}/_control)")
+    simulator = create_sim_app(seed=seed, latency_ms=latency_ms)
+    application = create_app(
+        settings, extra_lifespans=[in_process_worker], mounts={SIM_PREFIX: simulator}
+    )
     uvicorn.run(application, host=host, port=port, access_log=False, log_level="info")
+
+
+@app.command("portal-sim")
+def portal_sim(
+    port: Annotated[int, typer.Option(help="Port to listen on")] = 8900,
+    host: Annotated[str, typer.Option(help="Interface to bind")] = "127.0.0.1",
+    seed: Annotated[int, typer.Option(help="Seed of the generated data set")] = DEFAULT_SEED,
+    latency_ms: Annotated[
+        int | None, typer.Option("--latency-ms", help="Latency for every family (ms)")
+    ] = None,
+) -> None:
+    """Run the portal simulator alone (control API under /_control)."""
+    simulator = create_sim_app(seed=seed, latency_ms=latency_ms)
+    skipped = simulator.state.skipped_families
+    typer.echo(f"portal simulator: http://{host}:{port}  (control: /_control)")
+    if skipped:
+        typer.echo(f"families not available yet: {', '.join(sorted(skipped))}")
+    uvicorn.run(simulator, host=host, port=port, access_log=False, log_level="info")
 
 
 def main() -> None:

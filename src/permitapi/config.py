@@ -33,6 +33,9 @@ class Settings(BaseSettings):
     database_url: str = sqlite_url(DEFAULT_SQLITE_PATH)
     database_pool_size: int = Field(default=20, ge=1, le=200)
     redis_url: str | None = None
+    # Prefix of every key the service keeps in Redis, so that several deployments (or parallel
+    # test runs) can share one Redis without sharing windows.
+    redis_namespace: str = Field(default="permitapi", min_length=1, max_length=64)
 
     # -- secrets ------------------------------------------------------------------------------
     secret_key: SecretStr = SecretStr(PLACEHOLDER_SECRET)
@@ -41,6 +44,13 @@ class Settings(BaseSettings):
     # When set, every jurisdiction's portal is reached at this base URL (the portal simulator);
     # when unset, adapters use each jurisdiction's real portal hosts from the directory.
     portal_base_url: str | None = None
+    # Defaults of every source's HTTP policy (permitapi.sources.http.SourcePolicy); tests set
+    # short timeouts here. Per-source overrides, keyed by jurisdiction slug or platform, as
+    # JSON: PERMITAPI_SOURCE_POLICIES='{"aca": {"read_timeout": 45}, "ladbs": {...}}'.
+    source_connect_timeout_seconds: float = Field(default=5.0, gt=0)
+    source_read_timeout_seconds: float = Field(default=30.0, gt=0)
+    source_max_attempts: int = Field(default=3, ge=1, le=6)
+    source_policies: dict[str, dict[str, float]] = Field(default_factory=dict)
 
     # -- webhooks -----------------------------------------------------------------------------
     allow_loopback_webhooks: bool = False

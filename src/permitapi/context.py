@@ -26,9 +26,8 @@ class AppContext:
     clock: Clock
     directory: Directory
     burst: BurstLimiter
-    sources: SourceGateway = field(
-        default_factory=lambda: SourceGateway(PortalHttp(portal_base_url=None))
-    )
+    http: PortalHttp  # the one outbound client (closed on shutdown via `gateway.aclose`)
+    gateway: SourceGateway  # services reach the portals only through this
     keys: KeyCache = field(default_factory=KeyCache)
     extras: dict[str, Any] = field(default_factory=dict)
     _sqlite_writes: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)

@@ -1,7 +1,7 @@
 """The error hierarchy and its rendering as RFC 9457 problem details.
 
     ApiError (status, code, title)            every error the API answers with
-    ├── MultipleChoices (300)                 multiple_jurisdictions (problem-shaped, not an error)
+    ├── MultipleChoices (300)                 multiple_jurisdictions (ranked candidates)
     ├── BadRequest (400)                      invalid_parameter, invalid_body, ...
     ├── Unauthorized (401)                    invalid_api_key
     ├── Forbidden (403)                       force_refresh_not_available, ...
@@ -52,7 +52,7 @@ class ApiError(Exception):
 
 
 class MultipleChoices(ApiError):
-    """An ambiguous request answered as a problem-shaped 300 listing the choices."""
+    """300: the number matches several jurisdictions; the body lists ranked candidates."""
 
     default_status = 300
     default_code = "multiple_jurisdictions"

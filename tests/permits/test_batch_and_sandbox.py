@@ -118,7 +118,7 @@ async def test_batch_fetches_concurrently_within_the_source_cap(
         await client.post(BATCH, json={"permit_numbers": numbers}, headers={"X-API-Key": key})
     ).json()
     assert len(body["results"]) == 25
-    assert portal.peak_in_flight == ctx.sources.http.policy("ladbs").max_concurrency == 4
+    assert portal.peak_in_flight == ctx.http.policy("ladbs").max_concurrency == 4
     assert await used(ctx, key) == 25
 
 

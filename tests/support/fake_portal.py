@@ -87,5 +87,5 @@ class FakePortal:
 
     def install(self, ctx: AppContext) -> FakePortal:
         for family in ("ladbs", "epicla", "aca"):
-            ctx.sources.use_adapter(family, self)
+            ctx.gateway.use_adapter(family, self)
         return self

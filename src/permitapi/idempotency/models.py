@@ -20,6 +20,9 @@ class IdempotentRequest(Base):
     idempotency_key: Mapped[str] = mapped_column(String(255))
     request_fingerprint: Mapped[str] = mapped_column(String(64))
     state: Mapped[str] = mapped_column(String(12))  # processing | completed
+    # Random per claim: only the request that holds the claim may complete or abandon it, even
+    # after its lock expired and another request took the row over.
+    lock_token: Mapped[str] = mapped_column(String(32))
     response_status: Mapped[int | None] = mapped_column(Integer, nullable=True)
     response_headers: Mapped[str | None] = mapped_column(Text, nullable=True)
     response_body: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)

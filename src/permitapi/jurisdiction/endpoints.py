@@ -1,12 +1,23 @@
-"""Jurisdiction directory endpoints."""
+"""Jurisdiction directory endpoints and requests for new jurisdictions (all public)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
 
+from fastapi import APIRouter, Query
+
+from permitapi.idempotency.route import idempotent_post
 from permitapi.jurisdiction import service
-from permitapi.jurisdiction.schemas import JurisdictionList
-from permitapi.web.deps import Ctx
+from permitapi.jurisdiction.coverage_schemas import CoverageResponse
+from permitapi.jurisdiction.schemas import (
+    JurisdictionList,
+    JurisdictionRequestBody,
+    JurisdictionRequestResult,
+    RequestedJurisdictionList,
+)
+from permitapi.permit import coverage
+from permitapi.web.deps import Ctx, MaybeAuthenticated
+from permitapi.web.openapi import problem_responses
 
 router = APIRouter(tags=["jurisdictions"])
 
@@ -17,4 +28,55 @@ router = APIRouter(tags=["jurisdictions"])
     summary="Supported jurisdictions (public)",
 )
 async def list_jurisdictions(ctx: Ctx) -> JurisdictionList:
-    return JurisdictionList.model_validate(service.directory_listing(ctx.directory))
+    async with ctx.sessionmaker() as session:
+        listing = await service.directory_listing(session, ctx.directory)
+    return JurisdictionList.model_validate(listing)
+
+
+@router.get(
+    "/jurisdictions/requests",
+    response_model=RequestedJurisdictionList,
+    summary="Requested jurisdictions, most wanted first (public)",
+    responses=problem_responses(400),
+)
+async def list_requested_jurisdictions(
+    ctx: Ctx, limit: Annotated[int, Query(ge=1, le=200)] = 100
+) -> RequestedJurisdictionList:
+    async with ctx.sessionmaker() as session:
+        listing = await service.requested_jurisdictions(session, limit)
+    return RequestedJurisdictionList.model_validate(listing)
+
+
+@idempotent_post(
+    router,
+    "/jurisdictions/request",
+    response_model=JurisdictionRequestResult,
+    summary="Request a jurisdiction (key optional; one vote per key)",
+    responses=problem_responses(400, 401, 409, 422, 429),
+)
+async def request_jurisdiction(
+    body: JurisdictionRequestBody, principal: MaybeAuthenticated, ctx: Ctx
+) -> JurisdictionRequestResult:
+    async with ctx.transaction() as session:
+        result = await service.request_jurisdiction(
+            session,
+            ctx.directory,
+            principal,
+            jurisdiction_name=body.jurisdiction_name,
+            state=body.state,
+            now=ctx.clock.now(),
+        )
+    return JurisdictionRequestResult.model_validate(result)
+
+
+@router.get(
+    "/jurisdictions/coverage",
+    response_model=CoverageResponse,
+    summary="Capabilities and field coverage per jurisdiction (public)",
+    description="Fill rates come from successful lookups in a rolling 90-day window; no "
+    "permit or customer identifier is ever part of them.",
+)
+async def jurisdiction_coverage(ctx: Ctx) -> CoverageResponse:
+    async with ctx.sessionmaker() as session:
+        report = await coverage.coverage_report(session, ctx.directory, ctx.clock.now())
+    return CoverageResponse.model_validate(report)

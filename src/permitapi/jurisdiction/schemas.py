@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+RequestStatus = Literal["open", "investigating", "pending"]
 
 
 class JurisdictionSummary(BaseModel):
@@ -16,3 +20,30 @@ class JurisdictionSummary(BaseModel):
 class JurisdictionList(BaseModel):
     jurisdictions: list[JurisdictionSummary]
     total: int
+
+
+class JurisdictionRequestBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    jurisdiction_name: str = Field(
+        description="City or county name; case and spacing do not matter", examples=["San Jose"]
+    )
+    state: str = Field(description="Two-letter US state or territory code", examples=["CA"])
+
+
+class RequestedJurisdiction(BaseModel):
+    jurisdiction_name: str
+    state_code: str
+    request_count: int = Field(description="All requests, anonymous ones included")
+    unique_keys_count: int = Field(description="Distinct API keys that requested it")
+    status: RequestStatus = Field(
+        description="open; investigating from 3 distinct keys; pending (accepted) from 10"
+    )
+
+
+class RequestedJurisdictionList(BaseModel):
+    requests: list[RequestedJurisdiction]
+
+
+class JurisdictionRequestResult(RequestedJurisdiction):
+    estimated_timeline: str

@@ -1,21 +1,198 @@
-"""Jurisdiction directory rules."""
+"""Jurisdiction rules: the directory listing and requests for jurisdictions not yet covered."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
-from permitapi.sources.registry import Directory
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from permitapi.account.service import Principal
+from permitapi.errors import Conflict, invalid_parameter
+from permitapi.jurisdiction import repository
+from permitapi.jurisdiction.repository import RequestAggregate
+from permitapi.kit.us_states import US_STATE_CODES
+from permitapi.sources.registry import Directory, Jurisdiction
+
+MAX_NAME_LENGTH = 100
+# Request status moves forward only, driven by how many distinct API keys asked (anonymous
+# requests are unverifiable, so they raise request_count but never the status).
+STATUS_ORDER = ("open", "investigating", "pending")
+INVESTIGATING_AT_KEYS = 3
+PENDING_AT_KEYS = 10
+ESTIMATED_TIMELINE = {
+    "open": (
+        f"Not scheduled yet: a jurisdiction is investigated once {INVESTIGATING_AT_KEYS} "
+        "different API keys have requested it."
+    ),
+    "investigating": "Under investigation: a decision on support within 30 days.",
+    "pending": "Accepted: support expected within 60-90 days.",
+}
+
+_SPACES = re.compile(r"\s+")
+_PARENTHESES = re.compile(r"\([^)]*\)")
+_PREFIXES = ("city and county of ", "city of ", "town of ", "village of ", "township of ")
 
 
-def directory_listing(directory: Directory) -> dict[str, Any]:
+async def active_permits_counts(session: AsyncSession) -> Mapping[str, int]:
+    """Active permits known per jurisdiction slug; a slug missing from the map has none.
+
+    The permit store arrives with the permit slice, which fills this in; until then no
+    jurisdiction has any. Every count the API shows (directory, stats) comes from here."""
+    del session
+    return {}
+
+
+async def directory_listing(session: AsyncSession, directory: Directory) -> dict[str, Any]:
+    counts = await active_permits_counts(session)
     items = [
         {
             "slug": j.slug,
             "display_name": j.display_name,
             "platform": j.platform,
             "state": j.state,
-            "active_permits_count": 0,
+            "active_permits_count": counts.get(j.slug, 0),
         }
         for j in directory
     ]
     return {"jurisdictions": items, "total": len(items)}
+
+
+def tidy_name(name: str) -> str:
+    """The name as shown: surrounding and repeated whitespace removed."""
+    return _SPACES.sub(" ", name).strip()
+
+
+def name_key(name: str) -> str:
+    """The identity of a requested name: case, whitespace, periods and a leading "City of" (or
+    Town, Village, Township) do not matter, and "County of X" is "X County"."""
+    key = tidy_name(name.replace(".", " ")).casefold()
+    for prefix in _PREFIXES:
+        if key.startswith(prefix):
+            key = key[len(prefix) :]
+            break
+    if key.startswith("county of "):
+        key = key[len("county of ") :] + " county"
+    return key
+
+
+def _directory_keys(jurisdiction: Jurisdiction) -> set[str]:
+    """Name keys a directory entry answers to: "City of Glendale (AZ)" → "glendale";
+    "Reno / Washoe County (…)" → "reno" and "washoe county"; a trailing "unincorporated" or
+    "metro" is dropped."""
+    keys = set()
+    for part in _PARENTHESES.sub(" ", jurisdiction.display_name).split("/"):
+        key = name_key(part)
+        for suffix in (" unincorporated", " metro"):
+            key = key.removesuffix(suffix)
+        if key:
+            keys.add(key)
+    return keys
+
+
+def supported_jurisdiction(directory: Directory, key: str, state_code: str) -> Jurisdiction | None:
+    for jurisdiction in directory.all():
+        if jurisdiction.state == state_code and key in _directory_keys(jurisdiction):
+            return jurisdiction
+    return None
+
+
+def validate_request(jurisdiction_name: str, state: str) -> tuple[str, str]:
+    """The tidy name and upper-case state code, or a 400 naming the parameter."""
+    name = tidy_name(jurisdiction_name)
+    if not name:
+        raise invalid_parameter(
+            "jurisdiction_name", "must not be empty", code="invalid_jurisdiction_name"
+        )
+    if len(name) > MAX_NAME_LENGTH:
+        raise invalid_parameter(
+            "jurisdiction_name",
+            f"must be at most {MAX_NAME_LENGTH} characters",
+            code="invalid_jurisdiction_name",
+        )
+    if not any(char.isalpha() for char in name) or any(not char.isprintable() for char in name):
+        raise invalid_parameter(
+            "jurisdiction_name",
+            "must be a place name (letters, no control characters)",
+            code="invalid_jurisdiction_name",
+        )
+    code = state.strip().upper()
+    if code not in US_STATE_CODES:
+        raise invalid_parameter(
+            "state",
+            "must be a two-letter US state or territory code such as CA",
+            code="invalid_state",
+        )
+    return name, code
+
+
+def status_for(unique_keys: int, current: str) -> str:
+    if unique_keys >= PENDING_AT_KEYS:
+        computed = "pending"
+    elif unique_keys >= INVESTIGATING_AT_KEYS:
+        computed = "investigating"
+    else:
+        computed = "open"
+    rank = STATUS_ORDER.index
+    return computed if current not in STATUS_ORDER or rank(computed) > rank(current) else current
+
+
+def _summary(aggregate: RequestAggregate) -> dict[str, Any]:
+    return {
+        "jurisdiction_name": aggregate.jurisdiction_name,
+        "state_code": aggregate.state_code,
+        "request_count": aggregate.request_count,
+        "unique_keys_count": aggregate.unique_keys_count,
+        "status": aggregate.status,
+    }
+
+
+async def requested_jurisdictions(session: AsyncSession, limit: int) -> dict[str, Any]:
+    """The public list, most-wanted first."""
+    return {"requests": [_summary(a) for a in await repository.list_requests(session, limit)]}
+
+
+async def request_jurisdiction(
+    session: AsyncSession,
+    directory: Directory,
+    principal: Principal | None,
+    *,
+    jurisdiction_name: str,
+    state: str,
+    now: datetime,
+) -> dict[str, Any]:
+    """Count a request for a jurisdiction and return its current aggregate.
+
+    An authenticated live key votes once per jurisdiction (a repeat changes nothing); an
+    anonymous request raises only request_count; a sandbox key changes nothing. Raises 400
+    invalid_jurisdiction_name / invalid_state, and 409 jurisdiction_already_supported for a
+    jurisdiction the directory already covers."""
+    name, state_code = validate_request(jurisdiction_name, state)
+    key = name_key(name)
+    supported = supported_jurisdiction(directory, key, state_code)
+    if supported is not None:
+        raise Conflict(
+            f"{supported.display_name} is already supported as '{supported.slug}'.",
+            code="jurisdiction_already_supported",
+            extra={"slug": supported.slug},
+        )
+    if principal is not None and principal.is_sandbox:
+        existing = await repository.find_request(session, name_key=key, state_code=state_code)
+        aggregate = existing or RequestAggregate(0, name, state_code, 0, 0, "open")
+        return {**_summary(aggregate), "estimated_timeline": ESTIMATED_TIMELINE[aggregate.status]}
+    request_id = await repository.ensure_request(
+        session, name_key=key, display_name=name, state_code=state_code, now=now
+    )
+    counted = principal is None or await repository.add_vote(
+        session, request_id=request_id, api_key_id=principal.api_key_id, now=now
+    )
+    if counted:
+        await repository.count_request(session, request_id, now)
+    aggregate = await repository.get_request(session, request_id)
+    status = status_for(aggregate.unique_keys_count, aggregate.status)
+    if status != aggregate.status:
+        await repository.set_status(session, request_id, status, now)
+        aggregate = await repository.get_request(session, request_id)
+    return {**_summary(aggregate), "estimated_timeline": ESTIMATED_TIMELINE[aggregate.status]}

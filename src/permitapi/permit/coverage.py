@@ -7,11 +7,17 @@ permit id or anything about the customer, so the coverage endpoint cannot leak e
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from permitapi.account.plans import COVERAGE_SAMPLE_WINDOW
+from permitapi.kit.clock import isoformat_z
 from permitapi.permit import coverage_repository
 from permitapi.sources.base import PermitSnapshot
+from permitapi.sources.registry import Directory
+
+RELIABLE_PERCENT = 80
 
 COVERAGE_FIELDS = (
     "status",
@@ -53,3 +59,66 @@ async def record_observation(
     await coverage_repository.insert(
         session, snapshot.jurisdiction, fields_present(snapshot), observed_at
     )
+
+
+def tier(present: int, sample: int) -> str:
+    """reliable >= 80 %, partial (0, 80), missing (sampled, never present), unknown (no sample).
+
+    Compared on counts, not on a rounded rate, so 80 % exactly is reliable.
+    """
+    if sample == 0:
+        return "unknown"
+    if present == 0:
+        return "missing"
+    return "reliable" if present * 100 >= sample * RELIABLE_PERCENT else "partial"
+
+
+def _field_coverage(counts: coverage_repository.WindowCounts | None) -> list[dict[str, Any]]:
+    items = []
+    for name in COVERAGE_FIELDS:
+        sample = counts.sampled[name] if counts else 0
+        present = counts.present[name] if counts else 0
+        items.append(
+            {
+                "field": name,
+                "tier": tier(present, sample),
+                "fill_rate": round(present / sample, 4) if sample else None,
+                "records_present": present,
+                "sample_size": sample,
+            }
+        )
+    return items
+
+
+async def coverage_report(
+    session: AsyncSession, directory: Directory, now: datetime
+) -> dict[str, Any]:
+    """Capabilities, field coverage and data release of every jurisdiction, over the rolling
+    sample window ending `now`. Built from observations only: it holds no permit or customer
+    identifier because the observations hold none.
+    """
+    counts = await coverage_repository.window_counts(
+        session, now - COVERAGE_SAMPLE_WINDOW, now, COVERAGE_FIELDS
+    )
+    by_slug = {c.jurisdiction: c for c in counts}
+    jurisdictions = []
+    for jurisdiction in directory:
+        found = by_slug.get(jurisdiction.slug)
+        jurisdictions.append(
+            {
+                "slug": jurisdiction.slug,
+                "display_name": jurisdiction.display_name,
+                "capabilities": dict(jurisdiction.capabilities),
+                "field_coverage": _field_coverage(found),
+                "data_release": {
+                    "mode": "continuous",
+                    "sample_size": found.observations if found else 0,
+                    "observed_from": isoformat_z(found.first_at) if found else None,
+                    "observed_through": isoformat_z(found.last_at) if found else None,
+                },
+            }
+        )
+    return {
+        "sample_window_days": COVERAGE_SAMPLE_WINDOW.days,
+        "jurisdictions": jurisdictions,
+    }

@@ -35,7 +35,8 @@ from permitapi.permit import hot_path, presenter
 from permitapi.permit import repository as permits
 from permitapi.permit.metering import MeterTracker
 from permitapi.permit.refresh import RefreshOutcome, refresh
-from permitapi.sources.detect import Candidate, detect, normalize_number
+from permitapi.sources.detect import Candidate, Confidence, detect, normalize_number
+from permitapi.sources.detect import parse_near as detect_near
 from permitapi.sources.registry import Directory, Jurisdiction
 from permitapi.usage import service as usage
 
@@ -79,18 +80,7 @@ class Plan:
 
 def parse_near(raw: str | None) -> tuple[float, float] | None:
     """`<lat>,<lon>` in decimal degrees; anything else is ignored silently (contract)."""
-    if not raw:
-        return None
-    parts = raw.split(",")
-    if len(parts) != 2:
-        return None
-    try:
-        lat, lon = float(parts[0]), float(parts[1])
-    except ValueError:
-        return None
-    if not (-90.0 <= lat <= 90.0 and -180.0 <= lon <= 180.0):
-        return None
-    return lat, lon
+    return detect_near(raw)
 
 
 def explicit_jurisdiction(directory: Directory, slug: str) -> Jurisdiction:
@@ -141,12 +131,14 @@ async def check_force_refresh(ctx: AppContext, principal: Principal) -> None:
 
 
 def choose(candidates: list[Candidate]) -> Candidate | None:
-    """Auto-detect: the one strong candidate, or the only candidate there is."""
+    """Auto-detect: the one strong candidate, or the only candidate there is. Candidates of
+    confidence `none` (no published format fits) are hints, never chosen."""
     strong = [c for c in candidates if c.confidence == "strong"]
     if len(strong) == 1:
         return strong[0]
-    if len(candidates) == 1 and candidates[0].confidence != "none":
-        return candidates[0]
+    usable = [c for c in candidates if c.confidence != "none"]
+    if len(usable) == 1:
+        return usable[0]
     return None
 
 
@@ -174,43 +166,47 @@ def multiple_jurisdictions(raw: str, candidates: list[Candidate]) -> MultipleCho
     )
 
 
-def not_supported(raw: str) -> NotFound:
+def not_supported(raw: str, hints: list[Candidate] | None = None) -> NotFound:
+    """404: no jurisdiction's published format fits. `hints` are confidence-`none` candidates
+    (portals issuing numbers of a similar shape), listed but never chosen."""
+    extra = {}
+    if hints:
+        extra["candidates"] = [
+            {"slug": c.slug, "display_name": c.display_name, "confidence": c.confidence,
+             "reason": c.reason}
+            for c in hints
+        ]  # fmt: skip
     return NotFound(
         f"No supported jurisdiction uses a permit number like '{raw}'. "
         "Pass the jurisdiction parameter if you know it.",
         code="jurisdiction_not_supported",
+        extra=extra,
     )
 
 
 async def _resolve_held(
     session: AsyncSession, directory: Directory, raw: str, candidates: list[Candidate]
 ) -> tuple[Target | None, list[Candidate]]:
-    """Rule 7: among the candidates (or, with none detected, any jurisdiction), the one where
-    this permit was looked up before. Returns the target, or the candidates to offer."""
-    held = set(
-        await permits.holding_any(session, [(c.slug, c.normalized_number) for c in candidates])
+    """Rule 7: the one jurisdiction where this number (normalised by each jurisdiction's rules)
+    was looked up before. Returns the target, or the candidates to offer: previously looked-up
+    jurisdictions first, then the detected ones."""
+    forms = {j.slug: normalize_number(j, raw) for j in directory}
+    held = sorted(
+        slug
+        for slug, number in await permits.holding_number(session, sorted(set(forms.values())))
+        if forms.get(slug) == number
     )
-    if not candidates:
-        generic = "".join(raw.split()).upper()
-        for slug, _number in await permits.holding_number(session, [generic]):
-            held.add(slug)
     if len(held) == 1:
-        jurisdiction = directory.get(held.pop())
+        jurisdiction = directory.get(held[0])
         if jurisdiction is not None:
-            return Target(jurisdiction, normalize_number(jurisdiction, raw)), candidates
-    if held and not candidates:
-        candidates = [
-            Candidate(
-                j.slug,
-                j.display_name,
-                "none",
-                "looked up before in this jurisdiction",
-                normalize_number(j, raw),
-            )
-            for slug in sorted(held)
-            if (j := directory.get(slug)) is not None
-        ]
-    return None, candidates
+            return Target(jurisdiction, forms[held[0]]), candidates
+    looked_up = [
+        Candidate(j.slug, j.display_name, Confidence.STRONG,
+                  "this number was looked up here before", forms[j.slug])
+        for slug in held
+        if (j := directory.get(slug)) is not None
+    ]  # fmt: skip
+    return None, looked_up + [c for c in candidates if c.slug not in held]
 
 
 # -- one item ------------------------------------------------------------------------------
@@ -265,8 +261,8 @@ async def plan_item(
     if target is None:
         error = (
             multiple_jurisdictions(query.permit_number, candidates)
-            if candidates
-            else not_supported(query.permit_number)
+            if any(c.confidence != "none" for c in candidates)
+            else not_supported(query.permit_number, candidates)
         )
         return Plan(ItemOutcome("error", error=error), units=units)
     key = (target.jurisdiction.slug, target.number)

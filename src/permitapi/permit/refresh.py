@@ -126,7 +126,7 @@ async def _refresh_once(
         async with ctx.transaction() as session:
             await permits.ensure_row(
                 session,
-                permit_id=permit_id(jurisdiction.slug, number),
+                permit_id=str(permit_id(jurisdiction.slug, number)),
                 jurisdiction=jurisdiction.slug,
                 permit_number=number,
                 now=now,
@@ -195,7 +195,7 @@ async def _fetch(ctx: AppContext, jurisdiction: Jurisdiction, number: str) -> _F
     """One portal fetch, with no database connection held; portal failures become outcomes."""
     snapshot = None
     try:
-        snapshot = await ctx.sources.fetch_permit(jurisdiction, number)
+        snapshot = await ctx.gateway.fetch_permit(jurisdiction, number)
         outcome = RefreshOutcome("fetched")
     except NotFoundAtSource as exc:
         outcome = RefreshOutcome("not_found", message=exc.message)
@@ -274,7 +274,7 @@ async def refresh_many(
             for slug, number in free:
                 await permits.ensure_row(
                     session,
-                    permit_id=permit_id(slug, number),
+                    permit_id=str(permit_id(slug, number)),
                     jurisdiction=slug,
                     permit_number=number,
                     now=now,
@@ -318,7 +318,7 @@ async def _fetch_and_store_many(
     async def capped(jurisdiction: Jurisdiction, number: str) -> _Fetched:
         cap = caps.setdefault(
             jurisdiction.slug,
-            asyncio.Semaphore(ctx.sources.http.policy(jurisdiction.slug).max_concurrency),
+            asyncio.Semaphore(ctx.http.policy(jurisdiction.slug).max_concurrency),
         )
         async with cap:
             return await _fetch(ctx, jurisdiction, number)

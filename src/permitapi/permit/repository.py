@@ -116,22 +116,6 @@ async def read_cached_many(
     return found
 
 
-async def holding_any(db: AsyncSession, identities: list[tuple[str, str]]) -> list[str]:
-    """Which of these (jurisdiction, number) identities hold a stored representation; rule 7
-    of status lookups (a permit once found with a jurisdiction needs none later)."""
-    if not identities:
-        return []
-    result = await db.execute(
-        select(PermitRecord.jurisdiction)
-        .where(
-            or_(*(_identity(j, n) for j, n in identities)),
-            PermitRecord.snapshot.is_not(None),
-        )
-        .order_by(PermitRecord.jurisdiction)
-    )
-    return list(result.scalars())
-
-
 async def holding_number(db: AsyncSession, permit_numbers: list[str]) -> list[tuple[str, str]]:
     """(jurisdiction, number) of stored representations with any of these numbers."""
     result = await db.execute(

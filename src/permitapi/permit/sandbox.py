@@ -79,7 +79,7 @@ _BY_NUMBER = {d.permit_number: d for d in DEMO_PERMITS}
 def _row(ctx: AppContext, demo: DemoPermit) -> CachedPermit:
     synced = ctx.clock.now().replace(minute=0, second=0, microsecond=0)
     return CachedPermit(
-        permit_id=permit_id(demo.jurisdiction, demo.permit_number),
+        permit_id=str(permit_id(demo.jurisdiction, demo.permit_number)),
         jurisdiction=demo.jurisdiction,
         display_number=demo.permit_number,
         raw_status=demo.raw_status,
@@ -111,10 +111,10 @@ def _item(ctx: AppContext, principal: Principal, query: StatusQuery) -> ItemOutc
         error: ApiError
         if chosen is not None and detected is not None:
             error = permit_not_found(Target(detected, chosen.normalized_number))
-        elif candidates:
+        elif any(c.confidence != "none" for c in candidates):
             error = multiple_jurisdictions(query.permit_number, candidates)
         else:
-            error = not_supported(query.permit_number)
+            error = not_supported(query.permit_number, candidates)
         return ItemOutcome("error", error=error)
     body = presenter.status_record(
         _row(ctx, demo),

@@ -3,16 +3,33 @@ calls it, and records every outcome for source health.
 
 Services call `SourceGateway.fetch_permit` / `.search`; they never construct adapters.
 Adapter construction: each family's adapter class takes the shared `PortalHttp`.
+Every call's outcome is recorded with its latency: success | not_found | retry_later |
+portal_changed | blocked | error (an unexpected exception: an adapter bug). A family without
+discovery (`SearchNotSupported`) records nothing: the portal was not asked.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+import time
+from collections.abc import Awaitable, Mapping
+from typing import Protocol, TypeVar
 
-from permitapi.sources.base import PermitSnapshot, SearchCriteria, SearchPage, SourceAdapter
+from permitapi.sources.base import (
+    Blocked,
+    NotFoundAtSource,
+    PermitSnapshot,
+    PortalChanged,
+    RetryLater,
+    SearchCriteria,
+    SearchNotSupported,
+    SearchPage,
+    SourceAdapter,
+)
 from permitapi.sources.families import ADAPTERS, load
 from permitapi.sources.http import PortalHttp
 from permitapi.sources.registry import Jurisdiction
+
+T = TypeVar("T")
 
 
 class OutcomeRecorder(Protocol):
@@ -28,11 +45,34 @@ class OutcomeRecorder(Protocol):
         ...
 
 
+def classify_outcome(error: BaseException | None) -> tuple[str, str | None]:
+    """(outcome, reason) recorded for a call that ended with `error` (None: success)."""
+    if error is None:
+        return "success", None
+    if isinstance(error, NotFoundAtSource):
+        return "not_found", None
+    if isinstance(error, RetryLater):
+        return "retry_later", error.reason
+    if isinstance(error, PortalChanged):
+        return "portal_changed", error.message[:200]
+    if isinstance(error, Blocked):
+        return "blocked", error.message[:200]
+    return "error", type(error).__name__
+
+
 class SourceGateway:
-    def __init__(self, http: PortalHttp, recorder: OutcomeRecorder | None = None) -> None:
+    def __init__(
+        self,
+        http: PortalHttp,
+        recorder: OutcomeRecorder | None = None,
+        *,
+        adapters: Mapping[str, SourceAdapter] | None = None,
+    ) -> None:
+        """`adapters` pre-seeds family adapters by platform (tests, alternative builds); the
+        rest are constructed lazily from `families.ADAPTERS` with the shared `http`."""
         self.http = http
         self.recorder = recorder
-        self._adapters: dict[str, SourceAdapter] = {}
+        self._adapters: dict[str, SourceAdapter] = dict(adapters or {})
 
     def adapter(self, jurisdiction: Jurisdiction) -> SourceAdapter:
         family = jurisdiction.platform
@@ -41,10 +81,43 @@ class SourceGateway:
         return self._adapters[family]
 
     async def fetch_permit(self, jurisdiction: Jurisdiction, permit_number: str) -> PermitSnapshot:
-        return await self.adapter(jurisdiction).fetch_permit(jurisdiction, permit_number)
+        """The adapter's snapshot, or its typed SourceError; the outcome is recorded either way."""
+        adapter = self.adapter(jurisdiction)
+        return await self._recorded(
+            jurisdiction, "fetch", adapter.fetch_permit(jurisdiction, permit_number)
+        )
 
     async def search(self, jurisdiction: Jurisdiction, criteria: SearchCriteria) -> SearchPage:
-        return await self.adapter(jurisdiction).search(jurisdiction, criteria)
+        adapter = self.adapter(jurisdiction)
+        return await self._recorded(jurisdiction, "search", adapter.search(jurisdiction, criteria))
+
+    async def _recorded(self, jurisdiction: Jurisdiction, operation: str, call: Awaitable[T]) -> T:
+        started = time.perf_counter()
+        try:
+            result = await call
+        except SearchNotSupported:
+            raise
+        except Exception as error:
+            await self._record(jurisdiction, operation, error, started)
+            raise
+        await self._record(jurisdiction, operation, None, started)
+        return result
+
+    async def _record(
+        self,
+        jurisdiction: Jurisdiction,
+        operation: str,
+        error: BaseException | None,
+        started: float,
+    ) -> None:
+        if self.recorder is None:
+            return
+        outcome, reason = classify_outcome(error)
+        latency_ms = round((time.perf_counter() - started) * 1000, 1)
+        await self.recorder.record(jurisdiction.slug, operation, outcome, reason, latency_ms)
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
 
     def use_adapter(self, family: str, adapter: SourceAdapter) -> None:
         """Serve `family` with this adapter instance (tests and benchmarks plug fakes here)."""

@@ -4,22 +4,19 @@ can never spend past a limit (the conditional UPDATE is the check)."""
 from __future__ import annotations
 
 from sqlalchemy import and_, case, select, update
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from permitapi.db.upsert import insert_or_ignore
 from permitapi.usage.models import UsageMeter
 
 
 async def ensure_meter(session: AsyncSession, api_key_id: str, meter: str, period: str) -> None:
     values = {"api_key_id": api_key_id, "meter": meter, "period": period, "used": 0}
-    if session.get_bind().dialect.name == "postgresql":
-        await session.execute(postgresql.insert(UsageMeter).values(values).on_conflict_do_nothing())
-    else:
-        await session.execute(sqlite.insert(UsageMeter).values(values).on_conflict_do_nothing())
+    await session.execute(insert_or_ignore(session, UsageMeter, values))
 
 
 async def try_consume(
-    session: AsyncSession | AsyncConnection,
+    session: AsyncSession,
     api_key_id: str,
     meter: str,
     period: str,

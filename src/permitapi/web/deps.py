@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import Depends, Request
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from permitapi.account import service as accounts
 from permitapi.account.plans import Meter
@@ -56,6 +57,23 @@ def meter_of(request: Request) -> Meter:
 
 
 async def _authenticate(request: Request, ctx: AppContext, *, throttled: bool) -> Principal:
+    # A request may be authenticated twice (an IdempotentRoute authenticates before the
+    # endpoint's own dependency runs): the principal and the burst hit are reused, never redone.
+    principal = getattr(request.state, "principal", None)
+    if not isinstance(principal, Principal):
+        principal = await _resolve(request, ctx)
+    elif not principal.is_sandbox and getattr(request.state, "headers_meter", None) is not (
+        meter_of(request)
+    ):
+        async with ctx.sessionmaker() as session:
+            await _record_headers(request, ctx, session, principal)
+    if throttled and not principal.is_sandbox and not getattr(request.state, "burst_hit", False):
+        request.state.burst_hit = True
+        await usage.check_burst(ctx.burst, principal)
+    return principal
+
+
+async def _resolve(request: Request, ctx: AppContext) -> Principal:
     raw = request.headers.get(API_KEY_HEADER)
     if not raw:
         raise Unauthorized(f"Missing {API_KEY_HEADER} header.", code="invalid_api_key")
@@ -67,12 +85,17 @@ async def _authenticate(request: Request, ctx: AppContext, *, throttled: bool) -
         if principal.is_sandbox:
             set_response_header(request, "X-Sandbox-Mode", "true")
         else:
-            now = ctx.clock.now()
-            state = await usage.meter_state(session, principal, meter_of(request), now)
-            set_rate_limit_headers(request, state)
-    if throttled and not principal.is_sandbox:
-        await usage.check_burst(ctx.burst, principal)
+            await _record_headers(request, ctx, session, principal)
     return principal
+
+
+async def _record_headers(
+    request: Request, ctx: AppContext, session: AsyncSession, principal: Principal
+) -> None:
+    meter = meter_of(request)
+    state = await usage.meter_state(session, principal, meter, ctx.clock.now())
+    set_rate_limit_headers(request, state)
+    request.state.headers_meter = meter
 
 
 async def require_principal(request: Request, ctx: Ctx) -> Principal:

@@ -1,7 +1,8 @@
 """OpenAPI 3.1 document shaping: a real problem schema on every error response.
 
 FastAPI documents a 422 validation response on every route with parameters; this service never
-sends 422 for validation (it sends a 400 problem), so those entries are replaced.
+sends 422 for validation (it sends a 400 problem), so those entries are replaced. A 422 the
+route declares itself (idempotency_key_reuse) is a problem and stays.
 """
 
 from __future__ import annotations
@@ -70,6 +71,13 @@ def _problem_ref(status: int) -> dict[str, Any]:
     }
 
 
+def _is_fastapi_validation(response: dict[str, Any] | None) -> bool:
+    if response is None:
+        return False
+    schema = response.get("content", {}).get("application/json", {}).get("schema", {})
+    return bool(schema.get("$ref", "").endswith("/HTTPValidationError"))
+
+
 def build_openapi(app: FastAPI) -> dict[str, Any]:
     if app.openapi_schema:
         return app.openapi_schema
@@ -87,7 +95,9 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
     for path_item in schema.get("paths", {}).values():
         for operation in path_item.values():
             responses = operation.setdefault("responses", {})
-            had_validation = responses.pop("422", None) is not None
+            had_validation = _is_fastapi_validation(responses.get("422"))
+            if had_validation:
+                responses.pop("422")
             if had_validation and "400" not in responses:
                 responses["400"] = _problem_ref(400)
             for status, response in list(responses.items()):

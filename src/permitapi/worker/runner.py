@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from typing import Protocol
 
 from permitapi.context import AppContext
+from permitapi.idempotency.jobs import IdempotencyPurge
 
 log = logging.getLogger("permitapi.worker")
 
@@ -29,7 +30,7 @@ def job_sources() -> list[JobSource]:
     """Every job source of the service, in the order the loop visits them."""
     from permitapi.operation.jobs import OperationJobs  # jobs import services; keep lazy
 
-    return [OperationJobs()]
+    return [IdempotencyPurge(), OperationJobs()]
 
 
 class Worker:

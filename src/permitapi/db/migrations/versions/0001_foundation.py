@@ -55,6 +55,7 @@ def upgrade() -> None:
         sa.Column("idempotency_key", sa.String(255), nullable=False),
         sa.Column("request_fingerprint", sa.String(64), nullable=False),
         sa.Column("state", sa.String(12), nullable=False),
+        sa.Column("lock_token", sa.String(32), nullable=False),
         sa.Column("response_status", sa.Integer(), nullable=True),
         sa.Column("response_headers", sa.Text(), nullable=True),
         sa.Column("response_body", sa.LargeBinary(), nullable=True),

@@ -1,0 +1,61 @@
+"""USPS two-letter codes of the 50 states, the District of Columbia and the inhabited
+territories (the places a US building department can be in)."""
+
+from __future__ import annotations
+
+STATES = frozenset(
+    [
+        "AL",
+        "AK",
+        "AZ",
+        "AR",
+        "CA",
+        "CO",
+        "CT",
+        "DE",
+        "FL",
+        "GA",
+        "HI",
+        "ID",
+        "IL",
+        "IN",
+        "IA",
+        "KS",
+        "KY",
+        "LA",
+        "ME",
+        "MD",
+        "MA",
+        "MI",
+        "MN",
+        "MS",
+        "MO",
+        "MT",
+        "NE",
+        "NV",
+        "NH",
+        "NJ",
+        "NM",
+        "NY",
+        "NC",
+        "ND",
+        "OH",
+        "OK",
+        "OR",
+        "PA",
+        "RI",
+        "SC",
+        "SD",
+        "TN",
+        "TX",
+        "UT",
+        "VT",
+        "VA",
+        "WA",
+        "WV",
+        "WI",
+        "WY",
+    ]
+)
+DISTRICT_AND_TERRITORIES = frozenset({"DC", "PR", "GU", "VI", "AS", "MP"})
+US_STATE_CODES = STATES | DISTRICT_AND_TERRITORIES

@@ -1,0 +1,201 @@
+"""Which permit a (number, jurisdiction?) pair names: the rules shared by resolutions and the
+inspections, conditions and history endpoints.
+
+A number with an explicit jurisdiction is normalised with that jurisdiction's rules. Without one,
+a number looked up before in exactly one jurisdiction resolves there (status rule 7), a format
+distinctive to one jurisdiction resolves there, and anything else is ambiguous (300 with ranked
+candidates, each carrying the permit_id it would produce) or unsupported (404).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+from urllib.parse import quote
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from permitapi.errors import BadRequest, MultipleChoices, NotFound, invalid_parameter
+from permitapi.permit import resource_repository
+from permitapi.permit.models import PermitRecord
+from permitapi.sources import detect
+from permitapi.sources.registry import Directory, Jurisdiction
+
+API_PREFIX = "/api/v1"
+How = Literal["explicit", "detected", "previously_looked_up"]
+MAX_NUMBER_LENGTH = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    jurisdiction: Jurisdiction
+    permit_number: str  # normalised
+    permit_id: str
+    how: How
+
+
+def permit_path(permit_number: str, tail: str, jurisdiction: str | None = None) -> str:
+    """`/api/v1/permits/<number>/<tail>`, with `?jurisdiction=` when given."""
+    path = f"{API_PREFIX}/permits/{quote(permit_number, safe='')}/{tail}"
+    return f"{path}?jurisdiction={quote(jurisdiction, safe=':')}" if jurisdiction else path
+
+
+def resource_path(permit_id: str) -> str:
+    return f"{API_PREFIX}/permits/{permit_id}"
+
+
+def check_number(raw: str) -> str:
+    number = raw.strip()
+    if not number or len(number) > MAX_NUMBER_LENGTH or not number.isprintable():
+        raise invalid_parameter(
+            "permit_number",
+            f"must be 1 to {MAX_NUMBER_LENGTH} printable characters",
+            code="invalid_permit_number",
+        )
+    return number
+
+
+def explicit_jurisdiction(directory: Directory, slug: str) -> Jurisdiction:
+    jurisdiction = directory.get(slug)
+    if jurisdiction is None:
+        raise BadRequest(
+            f"Unknown jurisdiction '{slug}'. GET /api/v1/jurisdictions lists the slugs.",
+            code="invalid_jurisdiction",
+            extra={"parameter": "jurisdiction"},
+        )
+    return jurisdiction
+
+
+def number_format_mismatch(jurisdiction: Jurisdiction, number: str) -> BadRequest:
+    return BadRequest(
+        f"'{number}' does not match any permit number format of {jurisdiction.display_name}.",
+        code="invalid_permit_number",
+        extra={
+            "parameter": "permit_number",
+            "jurisdiction": jurisdiction.slug,
+            "example_numbers": list(jurisdiction.example_numbers),
+        },
+    )
+
+
+def identity_of(jurisdiction: Jurisdiction, normalized: str, how: How) -> Identity:
+    return Identity(
+        jurisdiction, normalized, str(detect.permit_id(jurisdiction.slug, normalized)), how
+    )
+
+
+def _candidate(identity: Identity, confidence: str, reason: str) -> dict[str, str]:
+    return {
+        "slug": identity.jurisdiction.slug,
+        "display_name": identity.jurisdiction.display_name,
+        "confidence": confidence,
+        "reason": reason,
+        "permit_number": identity.permit_number,
+        "permit_id": identity.permit_id,
+    }
+
+
+@dataclass(slots=True)
+class _Findings:
+    detected: list[detect.Candidate]
+    stored: list[PermitRecord]  # rows with a representation this number normalises to
+
+
+async def _find(session: AsyncSession, directory: Directory, number: str) -> _Findings:
+    # `none` candidates are only hints (no published format matches): never an answer.
+    detected = [c for c in detect.detect(directory, number) if c.confidence != "none"]
+    forms = {j.slug: detect.normalize_number(j, number) for j in directory}
+    rows = await resource_repository.with_numbers(session, set(forms.values()))
+    stored = [r for r in rows if forms.get(r.jurisdiction) == r.permit_number and r.snapshot]
+    rank = {c.slug: i for i, c in enumerate(detected)}
+    stored.sort(key=lambda r: (rank.get(r.jurisdiction, len(rank)), r.jurisdiction))
+    return _Findings(detected, stored)
+
+
+def _ambiguous(
+    directory: Directory, number: str, findings: _Findings, example_tail: str | None
+) -> MultipleChoices:
+    candidates: list[dict[str, str]] = []
+    for row in findings.stored:
+        jurisdiction = directory.get(row.jurisdiction)
+        if jurisdiction is not None:
+            identity = identity_of(jurisdiction, row.permit_number, "previously_looked_up")
+            candidates.append(
+                _candidate(identity, "strong", "this number was looked up here before")
+            )
+    seen = {c["slug"] for c in candidates}
+    for found in findings.detected:
+        jurisdiction = directory.get(found.slug)
+        if jurisdiction is not None and found.slug not in seen:
+            identity = identity_of(jurisdiction, found.normalized_number, "detected")
+            candidates.append(_candidate(identity, str(found.confidence), found.reason))
+    extra: dict[str, object] = {"candidates": candidates}
+    if example_tail is not None:
+        first = candidates[0]
+        extra["example"] = permit_path(first["permit_number"], example_tail, first["slug"])
+    return MultipleChoices(
+        f"'{number}' matches {len(candidates)} jurisdictions; pass `jurisdiction` to choose.",
+        extra=extra,
+    )
+
+
+async def resolve(
+    session: AsyncSession,
+    directory: Directory,
+    raw_number: str,
+    jurisdiction_slug: str | None,
+    *,
+    example_tail: str | None = None,
+) -> tuple[Identity, PermitRecord | None]:
+    """The identity the caller means and its stored row with a representation, if any.
+
+    Raises 400 invalid_jurisdiction / invalid_permit_number, 404 jurisdiction_not_supported or
+    300 multiple_jurisdictions. Never fetches from a portal.
+    """
+    number = check_number(raw_number)
+    if jurisdiction_slug is not None:
+        jurisdiction = explicit_jurisdiction(directory, jurisdiction_slug)
+        normalized = detect.normalize_number(jurisdiction, number)
+        row = await resource_repository.get_by_identity(session, jurisdiction.slug, normalized)
+        row = row if row is not None and row.snapshot else None
+        # A stored row means a status lookup accepted the number: serve it even if the
+        # directory's (partly unverified) patterns do not know the format.
+        if row is None and not jurisdiction.matches(normalized):
+            raise number_format_mismatch(jurisdiction, number)
+        return identity_of(jurisdiction, normalized, "explicit"), row
+
+    findings = await _find(session, directory, number)
+    detected_slugs = [c.slug for c in findings.detected]
+    if len(findings.stored) == 1:
+        row = findings.stored[0]
+        stored_in = directory.get(row.jurisdiction)
+        # A distinctive format pointing elsewhere contradicts the stored row: ask.
+        contradicted = len(detected_slugs) == 1 and detected_slugs != [row.jurisdiction]
+        if stored_in is not None and not contradicted:
+            how: How = (
+                "detected" if detected_slugs == [row.jurisdiction] else "previously_looked_up"
+            )
+            return identity_of(stored_in, row.permit_number, how), row
+    if not findings.stored and len(findings.detected) == 1:
+        only = findings.detected[0]
+        detected_in = directory.get(only.slug)
+        if detected_in is not None:
+            return identity_of(detected_in, only.normalized_number, "detected"), None
+    if not findings.stored and not findings.detected:
+        raise NotFound(
+            f"No supported jurisdiction uses a permit number like '{number}'.",
+            code="jurisdiction_not_supported",
+        )
+    raise _ambiguous(directory, number, findings, example_tail)
+
+
+def not_looked_up(identity: Identity, tail: str) -> NotFound:
+    """404 for a permit with no stored representation: a status lookup creates one."""
+    status_url = permit_path(identity.permit_number, "status", identity.jurisdiction.slug)
+    return NotFound(
+        f"No stored representation of permit '{identity.permit_number}' in "
+        f"{identity.jurisdiction.display_name}. Look its status up first ({status_url}), then "
+        f"retry {tail}.",
+        code="permit_not_found",
+        extra={"status_url": status_url, "jurisdiction": identity.jurisdiction.slug},
+    )

@@ -1,0 +1,44 @@
+"""The OutcomeRecorder the SourceGateway uses: one short transaction per outcome, never raises.
+
+Recording happens after the portal call returned, so no connection is held across the fetch
+(design.md, hot path), and a database hiccup never turns a good fetch into an error.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from permitapi.kit.clock import Clock
+from permitapi.source_health import service
+
+log = logging.getLogger(__name__)
+
+
+class DatabaseOutcomeRecorder:
+    def __init__(self, sessionmaker: async_sessionmaker[AsyncSession], clock: Clock) -> None:
+        self._sessionmaker = sessionmaker
+        self._clock = clock
+
+    async def record(
+        self,
+        source: str,
+        operation: str,
+        outcome: str,
+        reason: str | None,
+        latency_ms: float | None,
+    ) -> None:
+        try:
+            async with self._sessionmaker() as session, session.begin():
+                await service.record_outcome(
+                    session,
+                    source=source,
+                    operation=operation,
+                    outcome=outcome,
+                    reason=reason,
+                    latency_ms=latency_ms,
+                    at=self._clock.now(),
+                )
+        except Exception:
+            log.exception("could not record source outcome %s %s %s", source, operation, outcome)

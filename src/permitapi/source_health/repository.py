@@ -1,0 +1,120 @@
+"""SQL for source health: append fetch outcomes, aggregate them per source."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import and_, case, func, insert, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from permitapi.source_health.models import SourceFetch
+
+# Outcomes that say the portal answered as it should. Everything else (retry_later, blocked,
+# portal_changed, error) means we could not read the portal.
+HEALTHY_OUTCOMES = ("success", "not_found")
+
+
+@dataclass(frozen=True, slots=True)
+class SourceAggregate:
+    source: str
+    window_total: int
+    window_failures: int
+    last_success_at: datetime | None
+    last_failure_at: datetime | None
+    failures_since_success: int
+    last_failure_reason: str | None
+
+
+async def insert_fetch(
+    session: AsyncSession,
+    *,
+    source: str,
+    operation: str,
+    outcome: str,
+    reason: str | None,
+    latency_ms: float | None,
+    occurred_at: datetime,
+) -> None:
+    await session.execute(
+        insert(SourceFetch).values(
+            source=source,
+            operation=operation,
+            outcome=outcome,
+            reason=(reason or None) and reason[:200],
+            latency_ms=latency_ms,
+            occurred_at=occurred_at,
+        )
+    )
+
+
+async def aggregates(session: AsyncSession, window_start: datetime) -> dict[str, SourceAggregate]:
+    """Per source: counts within the window, last success/failure ever, and the current streak.
+
+    The streak is counted by row id, not time: outcomes recorded within the same clock tick
+    (a frozen test clock, a coarse timer) still have a definite order.
+    """
+    healthy = SourceFetch.outcome.in_(HEALTHY_OUTCOMES)
+    totals = (
+        select(
+            SourceFetch.source,
+            func.count().filter(SourceFetch.occurred_at >= window_start).label("window_total"),
+            func.count()
+            .filter(and_(SourceFetch.occurred_at >= window_start, ~healthy))
+            .label("window_failures"),
+            func.max(case((healthy, SourceFetch.occurred_at))).label("last_success_at"),
+            func.max(case((~healthy, SourceFetch.occurred_at))).label("last_failure_at"),
+            func.max(case((healthy, SourceFetch.id), else_=0)).label("last_success_id"),
+            func.max(case((~healthy, SourceFetch.id), else_=0)).label("last_failure_id"),
+        )
+        .group_by(SourceFetch.source)
+        .subquery()
+    )
+    streak = (
+        select(func.count())
+        .where(
+            SourceFetch.source == totals.c.source,
+            ~healthy,
+            SourceFetch.id > totals.c.last_success_id,
+        )
+        .scalar_subquery()
+    )
+    last_reason = (
+        select(SourceFetch.reason)
+        .where(SourceFetch.id == totals.c.last_failure_id)
+        .scalar_subquery()
+    )
+    rows = await session.execute(
+        select(
+            totals.c.source,
+            totals.c.window_total,
+            totals.c.window_failures,
+            totals.c.last_success_at,
+            totals.c.last_failure_at,
+            streak.label("failures_since_success"),
+            last_reason.label("last_failure_reason"),
+        )
+    )
+    result: dict[str, SourceAggregate] = {}
+    for row in rows:
+        result[row.source] = SourceAggregate(
+            source=row.source,
+            window_total=int(row.window_total or 0),
+            window_failures=int(row.window_failures or 0),
+            last_success_at=_utc(row.last_success_at),
+            last_failure_at=_utc(row.last_failure_at),
+            failures_since_success=int(row.failures_since_success or 0),
+            last_failure_reason=row.last_failure_reason,
+        )
+    return result
+
+
+def _utc(value: Any) -> datetime | None:
+    # Aggregates may bypass the UTCDateTime column type (SQLite hands back strings).
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    assert isinstance(value, datetime)
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)

@@ -1,0 +1,330 @@
+"""AcaAdapter: one WebForms conversation per lookup, for every `aca:<code>` agency.
+
+Steps (research/portals.md §3.3-3.5): GET CapHome (session cookie + hidden fields), POST the
+general search by record number with every hidden field and same-origin Referer/Origin, take
+the one-result redirect or the grid row whose number equals the one asked for (capIDs are
+harvested from its link, never derived), GET CapDetail (with the Inspections section where
+the agency shows inspections anonymously), POST the GetProcessingData page method.
+
+Errors: a login wall or CSRF refusal is Blocked; a maintenance page, timeouts, 5xx and
+throttling are RetryLater; "Your search returned no results" (or a search that lands on some
+other record) is NotFoundAtSource; anything unrecognised is PortalChanged. Error.aspx means
+ACA lost our session state (expired session, stale viewstate): the lookup is retried once
+with a fresh session, then reported as RetryLater — docs/decisions.md "Accela".
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from permitapi.sources.aca import urls
+from permitapi.sources.aca.detail import parse_detail
+from permitapi.sources.aca.inspections import InspectionListError, parse_inspections
+from permitapi.sources.aca.pages import (
+    PERMIT_NUMBER_FIELD,
+    SEARCH_BUTTON,
+    PageKind,
+    classify,
+    parse_form,
+)
+from permitapi.sources.aca.processing import (
+    ProcessingDataError,
+    ProcessingTask,
+    fragment_from_json,
+    parse_processing,
+)
+from permitapi.sources.aca.results import ResultRow, cap_id_from_url, parse_results
+from permitapi.sources.aca.snapshot import Provenance, build_snapshot
+from permitapi.sources.base import (
+    Blocked,
+    HealthProbe,
+    NotFoundAtSource,
+    PermitSnapshot,
+    PortalChanged,
+    RetryLater,
+    SearchCriteria,
+    SearchNotSupported,
+    SearchPage,
+    SourceError,
+)
+from permitapi.sources.http import PortalHttp
+from permitapi.sources.registry import Jurisdiction
+
+MAX_RESULT_PAGES = 10  # ACA caps a search at 100 rows, 10 per page
+MAX_REDIRECTS = 3
+
+
+class _SessionLost(Exception):
+    """ACA answered Error.aspx: our session or viewstate is no longer accepted."""
+
+
+@dataclass(slots=True)
+class _Page:
+    url: str  # real URL of the page finally read (after redirects)
+    html: str
+    kind: PageKind
+
+
+@dataclass(slots=True)
+class _Conversation:
+    """One portal session: its cookie jar and the page the next request comes from."""
+
+    http: PortalHttp
+    jurisdiction: Jurisdiction
+    cookies: httpx.Cookies = field(default_factory=httpx.Cookies)
+
+    @property
+    def slug(self) -> str:
+        return self.jurisdiction.slug
+
+    async def send(
+        self,
+        method: str,
+        url: str,
+        *,
+        referer: str | None = None,
+        data: dict[str, str] | None = None,
+        json: Any = None,
+        extra: dict[str, str] | None = None,
+    ) -> httpx.Response:
+        headers = {"Accept-Language": "en-US"}
+        if referer is not None:
+            # ACA refuses postbacks without same-origin Referer and Origin (CSRF check).
+            headers["Referer"] = referer
+            headers["Origin"] = urls.origin_of(referer)
+        headers.update(extra or {})
+        try:
+            response = await self.http.request(
+                self.slug,
+                method,
+                url,
+                data=data,
+                json=json,
+                headers=headers,
+                cookies=self.cookies,
+                idempotent=method == "GET",
+            )
+        except httpx.TimeoutException as exc:
+            raise RetryLater(self.slug, f"timeout: {url}", reason="timeout") from exc
+        except httpx.TransportError as exc:
+            raise RetryLater(self.slug, f"unreachable: {exc}", reason="down") from exc
+        if response.status_code == 429:
+            raise RetryLater(self.slug, "throttled", reason="throttled", retry_after=60.0)
+        if response.status_code >= 500:
+            reason = "down" if response.status_code in (502, 503, 504) else "server_error"
+            raise RetryLater(self.slug, f"HTTP {response.status_code} from {url}", reason=reason)
+        return response
+
+    def redirect_target(self, url: str, response: httpx.Response) -> str:
+        location = response.headers.get("location", "")
+        target = urls.resolve(url, location)
+        lowered = target.casefold()
+        if "login.aspx" in lowered:
+            raise Blocked(self.slug, "redirected to Login.aspx (anonymous access disabled)")
+        if "error.aspx" in lowered:
+            raise _SessionLost(target)
+        return target
+
+    async def page(
+        self,
+        method: str,
+        url: str,
+        *,
+        referer: str | None = None,
+        data: dict[str, str] | None = None,
+    ) -> _Page:
+        """An HTML page after following redirects, classified; walls and errors raise."""
+        response = await self.send(method, url, referer=referer, data=data)
+        for _ in range(MAX_REDIRECTS):
+            if not response.is_redirect:
+                break
+            previous, url = url, self.redirect_target(url, response)
+            response = await self.send("GET", url, referer=previous)
+        if response.is_redirect:
+            raise PortalChanged(self.slug, f"redirect loop at {url}")
+        if response.status_code >= 400:
+            raise PortalChanged(self.slug, f"HTTP {response.status_code} from {url}")
+        html = response.text
+        kind = classify(html)
+        if kind in (PageKind.LOGIN, PageKind.CSRF):
+            raise Blocked(self.slug, f"{kind.value} page at {url}")
+        if kind is PageKind.ERROR:
+            raise _SessionLost(url)
+        if kind is PageKind.MAINTENANCE:
+            raise RetryLater(self.slug, "maintenance page", reason="maintenance", retry_after=300)
+        return _Page(url, html, kind)
+
+
+class AcaAdapter:
+    family = "aca"
+    slow = True
+
+    def __init__(self, http: PortalHttp) -> None:
+        self.http = http
+
+    async def fetch_permit(self, jurisdiction: Jurisdiction, permit_number: str) -> PermitSnapshot:
+        """Look one record up by its record number. Raises a SourceError subclass."""
+        try:
+            return await self._lookup(jurisdiction, permit_number)
+        except _SessionLost:
+            pass  # a fresh session once: ACA sessions expire and viewstate goes stale
+        except RetryLater as exc:
+            # PortalHttp reports a redirect to Error.aspx as portal_error: the same lost session.
+            if exc.reason != "portal_error":
+                raise
+        try:
+            return await self._lookup(jurisdiction, permit_number)
+        except _SessionLost as exc:
+            raise RetryLater(
+                jurisdiction.slug, f"Error.aspx twice ({exc})", reason="portal_error"
+            ) from exc
+
+    async def search(self, jurisdiction: Jurisdiction, criteria: SearchCriteria) -> SearchPage:
+        raise SearchNotSupported(jurisdiction.slug, "discovery is offered for LADBS and EPIC-LA")
+
+    async def health(self, jurisdiction: Jurisdiction) -> HealthProbe:
+        started = time.perf_counter()
+        talk = _Conversation(self.http, jurisdiction)
+        try:
+            page = await talk.page("GET", urls.caphome_url(jurisdiction))
+        except (SourceError, _SessionLost) as exc:
+            return HealthProbe(False, f"{type(exc).__name__}: {exc}", _ms(started))
+        form = parse_form(page.html)
+        ok = page.kind is PageKind.SEARCH_FORM and form is not None
+        detail = "search form present" if ok else f"unexpected {page.kind.value} page"
+        return HealthProbe(ok, detail, _ms(started))
+
+    # -- the conversation -----------------------------------------------------------------
+    async def _lookup(self, jurisdiction: Jurisdiction, permit_number: str) -> PermitSnapshot:
+        slug = jurisdiction.slug
+        talk = _Conversation(self.http, jurisdiction)
+        home = await talk.page("GET", urls.caphome_url(jurisdiction))
+        if home.kind is not PageKind.SEARCH_FORM:
+            raise PortalChanged(slug, f"CapHome answered a {home.kind.value} page")
+        page = await self._post_search(talk, home, permit_number)
+        row: ResultRow | None = None
+        if page.kind is PageKind.RESULTS:
+            row, page = await self._find_row(talk, page, permit_number)
+            cap_id = row.cap_id
+        elif page.kind is PageKind.DETAIL:
+            # One match: ACA redirects straight to the record; its form action has the capIDs.
+            form = parse_form(page.html)
+            cap_id = cap_id_from_url(form.action) if form is not None else None
+        elif page.kind is PageKind.NO_RESULTS:
+            raise NotFoundAtSource(slug, f"no record {permit_number}")
+        else:
+            raise PortalChanged(slug, f"search answered a {page.kind.value} page")
+        if cap_id is None:
+            raise PortalChanged(slug, "no capID1..3 in the record link")
+
+        detail_url = urls.capdetail_url(
+            jurisdiction, cap_id, inspections=jurisdiction.anonymous_inspections
+        )
+        record = await talk.page("GET", detail_url, referer=page.url)
+        detail = parse_detail(record.html) if record.kind is PageKind.DETAIL else None
+        if detail is None:
+            raise PortalChanged(slug, f"CapDetail answered a {record.kind.value} page")
+        if permit_key(detail.permit_number) != permit_key(permit_number):
+            if row is None:  # the search matched one *other* record
+                raise NotFoundAtSource(slug, f"no record {permit_number}")
+            raise PortalChanged(slug, f"capIDs led to {detail.permit_number}")
+        if not detail.status:
+            raise PortalChanged(slug, "record status is empty")
+
+        tasks = await self._processing(talk, jurisdiction, detail_url)
+        inspections = None
+        if jurisdiction.anonymous_inspections:
+            try:
+                inspections = parse_inspections(record.html)
+            except InspectionListError as exc:
+                raise PortalChanged(slug, str(exc)) from exc
+        where = Provenance(
+            search_url=urls.caphome_url(jurisdiction),
+            detail_url=detail_url,
+            processing_url=urls.processing_url(jurisdiction),
+            inspections_url=detail_url if inspections is not None else None,
+        )
+        return build_snapshot(slug, detail, row, tasks, inspections, where)
+
+    async def _post_search(self, talk: _Conversation, home: _Page, permit_number: str) -> _Page:
+        form = parse_form(home.html)
+        if form is None:
+            raise PortalChanged(talk.slug, "CapHome has no form")
+        data = dict(form.fields)
+        data.update(
+            {
+                "__EVENTTARGET": SEARCH_BUTTON,
+                "__EVENTARGUMENT": "",
+                PERMIT_NUMBER_FIELD: permit_number.strip(),
+            }
+        )
+        action = urls.resolve(home.url, form.action or home.url)
+        return await talk.page("POST", action, referer=home.url, data=data)
+
+    async def _find_row(
+        self, talk: _Conversation, page: _Page, permit_number: str
+    ) -> tuple[ResultRow, _Page]:
+        """The grid row with exactly this record number, paging with "Next >" if needed."""
+        wanted = permit_key(permit_number)
+        for _ in range(MAX_RESULT_PAGES):
+            grid = parse_results(page.html)
+            if grid is None:
+                raise PortalChanged(talk.slug, "results page without a grid")
+            for row in grid.rows:
+                if permit_key(row.record_number) == wanted:
+                    return row, page
+            form = parse_form(page.html)
+            if grid.next_target is None or form is None:
+                break
+            data = dict(form.fields)
+            data.update({"__EVENTTARGET": grid.next_target, "__EVENTARGUMENT": ""})
+            action = urls.resolve(page.url, form.action or page.url)
+            page = await talk.page("POST", action, referer=page.url, data=data)
+            if page.kind is not PageKind.RESULTS:
+                raise PortalChanged(talk.slug, f"pager answered a {page.kind.value} page")
+        raise NotFoundAtSource(talk.slug, f"no record {permit_number} among the matches")
+
+    async def _processing(
+        self, talk: _Conversation, jurisdiction: Jurisdiction, referer: str
+    ) -> list[ProcessingTask]:
+        cap_id = cap_id_from_url(referer)
+        if cap_id is None:
+            raise PortalChanged(talk.slug, "no capIDs for GetProcessingData")
+        payload = {
+            "moduleName": urls.module_of(jurisdiction),
+            "capID1": cap_id.id1,
+            "capID2": cap_id.id2,
+            "capID3": cap_id.id3,
+            "agencyCode": jurisdiction.agency_code or "",
+        }
+        url = urls.processing_url(jurisdiction)
+        response = await talk.send(
+            "POST", url, referer=referer, json=payload, extra={"X-Requested-With": "XMLHttpRequest"}
+        )
+        if response.is_redirect:
+            talk.redirect_target(url, response)  # raises for Login/Error
+            raise PortalChanged(talk.slug, "GetProcessingData redirected")
+        if "json" not in response.headers.get("content-type", ""):
+            kind = classify(response.text)
+            if kind in (PageKind.LOGIN, PageKind.CSRF):
+                raise Blocked(talk.slug, f"GetProcessingData answered a {kind.value} page")
+            if kind is PageKind.MAINTENANCE:
+                raise RetryLater(talk.slug, "maintenance page", reason="maintenance")
+            raise PortalChanged(talk.slug, "GetProcessingData did not answer JSON")
+        try:
+            return parse_processing(fragment_from_json(response.content))
+        except ProcessingDataError as exc:
+            raise PortalChanged(talk.slug, f"GetProcessingData: {exc}") from exc
+
+
+def permit_key(number: str) -> str:
+    """Record numbers compare without case or spaces (dashes are significant in Accela)."""
+    return "".join(number.split()).upper()
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 1)

@@ -1,0 +1,170 @@
+"""CapDetail.aspx: the record page (header, work location, record details, more details,
+conditions). Workflow and inspections are separate parsers (`processing`, `inspections`)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from permitapi.sources.aca.pages import (
+    clean,
+    html_tree,
+    node_text,
+    optional,
+    parse_date,
+    parse_form,
+    parse_money,
+)
+from permitapi.sources.aca.results import CapId, cap_id_from_url
+
+
+@dataclass(frozen=True, slots=True)
+class DetailCondition:
+    name: str
+    status: str
+    group: str | None
+    status_date: date | None
+
+
+@dataclass(slots=True)
+class CapDetail:
+    permit_number: str
+    record_type: str | None
+    status: str
+    cap_id: CapId | None
+    address: str | None
+    parcel: str | None = None
+    block: str | None = None
+    lot: str | None = None
+    subdivision: str | None = None
+    job_value: float | None = None
+    more_details: dict[str, str] = field(default_factory=dict)  # ASI and additional info
+    description: str | None = None
+    applicant: list[str] | None = None
+    licensed_professional: list[str] | None = None
+    conditions: list[DetailCondition] = field(default_factory=list)
+
+
+_HEADER = "span#ctl00_PlaceHolderMain_{}"
+_PARCEL_ITEM = re.compile(r"^(Parcel Number|Block|Lot|Subdivision):\s*(.*)$", re.IGNORECASE)
+_JOB_VALUE = "job value($)"
+MET_CONDITION_STATUSES = frozenset({"met", "condition met", "not applied", "resolved", "cleared"})
+
+
+def _lines(node: LexborNode) -> list[str]:
+    """Text lines of a block: ACA separates lines with <br/>, i.e. separate text nodes."""
+    return [line for part in node.text(separator="\n").split("\n") if (line := clean(part))]
+
+
+def _address(tree: LexborHTMLParser) -> str | None:
+    # `<span class="fontbold"> 21617 NE 159TH ST</span><br/> 98077 <span>*</span>`: the `*`
+    # marks the primary address; lines are joined the way the results grid prints them.
+    cell = tree.css_first("table#tbl_worklocation td.NotBreakWord")
+    if cell is None:
+        return None
+    lines = [line for line in _lines(cell) if line != "*"]
+    return ", ".join(line.rstrip("*").strip() for line in lines) or None
+
+
+def _parcel(tree: LexborHTMLParser) -> dict[str, str | None]:
+    panel = tree.css_first('div[id$="_palParceList"]')
+    found: dict[str, str | None] = {}
+    if panel is None:
+        return found
+    for item in panel.css("div"):
+        if len(item.css("div")) > 1:  # css() matches the node itself too
+            continue  # only leaves: the outer divs repeat their children's text
+        match = _PARCEL_ITEM.match(node_text(item))
+        if match:
+            value = match.group(2).rstrip("*").strip()
+            found.setdefault(match.group(1).casefold(), optional(value))
+    return found
+
+
+def _more_details(tree: LexborHTMLParser) -> dict[str, str]:
+    """Label/value pairs (`div.MoreDetail_ItemCol1` then `…ItemCol2`) under More Details."""
+    pairs: dict[str, str] = {}
+    scope = tree.css_first("tr#TRMoreDetail") or tree.body
+    if scope is None:
+        return pairs
+    for label in scope.css("div.MoreDetail_ItemCol1"):
+        value = label.next
+        while value is not None and value.tag != "div":
+            value = value.next
+        if value is None or "MoreDetail_ItemCol2" not in (value.attributes.get("class") or ""):
+            continue
+        key = node_text(label).rstrip(":").strip()
+        if key:
+            pairs[key] = node_text(value)
+    return pairs
+
+
+def _record_blocks(tree: LexborHTMLParser) -> dict[str, list[str]]:
+    """Record Details blocks (`td.td_parent_left`): heading label -> content lines."""
+    blocks: dict[str, list[str]] = {}
+    for cell in tree.css("td.td_parent_left"):
+        heading = cell.css_first("h1 span") or cell.css_first("h1")
+        if heading is None:
+            continue
+        label = node_text(heading).rstrip(":").strip().casefold()
+        content = cell.css_first("span.ACA_SmLabel") or cell.css_first("div.block-content")
+        blocks[label] = _lines(content) if content is not None else []
+    return blocks
+
+
+def _conditions(tree: LexborHTMLParser) -> list[DetailCondition]:
+    table = tree.css_first('table[id$="_capConditions_gdvConditionList"]')
+    if table is None:
+        return []
+    found: list[DetailCondition] = []
+    for row in table.css("tr.ACA_TabRow_Odd, tr.ACA_TabRow_Even"):
+
+        def cell(suffix: str, row: LexborNode = row) -> str:
+            span = row.css_first(f'span[id$="_{suffix}"]')
+            return node_text(span)
+
+        name = cell("lblConditionName")
+        if name:
+            found.append(
+                DetailCondition(
+                    name=name,
+                    status=cell("lblConditionStatus"),
+                    group=optional(cell("lblConditionGroup")),
+                    status_date=parse_date(cell("lblConditionStatusDate")),
+                )
+            )
+    return found
+
+
+def parse_detail(html: str | LexborHTMLParser) -> CapDetail | None:
+    """The record page, or None when the page has no record header."""
+    tree = html_tree(html) if isinstance(html, str) else html
+    number = node_text(tree.css_first(_HEADER.format("lblPermitNumber")))
+    if not number:
+        return None
+    form = parse_form(tree)
+    parcel = _parcel(tree)
+    more = _more_details(tree)
+    job_value = next((v for k, v in more.items() if k.casefold() == _JOB_VALUE), None)
+    blocks = _record_blocks(tree)
+    description = blocks.get("project description")
+    return CapDetail(
+        permit_number=number,
+        record_type=optional(node_text(tree.css_first(_HEADER.format("lblPermitType")))),
+        status=node_text(tree.css_first(_HEADER.format("lblRecordStatus"))),
+        cap_id=cap_id_from_url(form.action) if form is not None else None,
+        address=_address(tree),
+        parcel=parcel.get("parcel number"),
+        block=parcel.get("block"),
+        lot=parcel.get("lot"),
+        subdivision=parcel.get("subdivision"),
+        job_value=parse_money(job_value),
+        more_details={k: v for k, v in more.items() if k.casefold() != _JOB_VALUE},
+        description=" ".join(description) if description else None,
+        applicant=blocks.get("applicant"),
+        licensed_professional=blocks.get("licensed professional"),
+        conditions=_conditions(tree),
+    )

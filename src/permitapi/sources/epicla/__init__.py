@@ -1,0 +1,1 @@
+"""EPIC-LA family: LA County Public Works (ArcGIS Case History layer + EnerGov Self Service)."""

@@ -1,0 +1,32 @@
+"""Keys, meters and problem checks shared by the permit resource tests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from permitapi.account import service as accounts
+from permitapi.account.plans import Meter
+from permitapi.context import AppContext
+from permitapi.usage import service as usage
+from tests.support.accounts import make_account
+
+
+@dataclass(frozen=True, slots=True)
+class Keys:
+    live: dict[str, str]
+    sandbox: dict[str, str]
+    principal: accounts.Principal
+
+
+async def keys_for(ctx: AppContext, plan: str = "pro") -> Keys:
+    created = await make_account(ctx, plan)
+    async with ctx.sessionmaker() as session:
+        principal = await accounts.resolve_key(session, created.live_key)
+    assert principal is not None
+    return Keys({"X-API-Key": created.live_key}, {"X-API-Key": created.sandbox_key}, principal)
+
+
+async def lookup_credits_used(ctx: AppContext, principal: accounts.Principal) -> int:
+    async with ctx.sessionmaker() as session:
+        state = await usage.meter_state(session, principal, Meter.LOOKUP, ctx.clock.now())
+    return state.used
