@@ -1,15 +1,17 @@
 """An operation survives a worker killed with SIGKILL mid-refresh: its lease expires and a
-second worker process finishes it, settling and emitting operation_completed exactly once."""
+second `permitapi worker` process finishes it, settling and emitting operation_completed
+exactly once. Real processes: `permitapi portal-sim` serves the portals, two `permitapi worker`
+processes share the test's database."""
 
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
+import socket
 import subprocess
-import sys
+import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 
 import httpx
 import pytest
@@ -21,25 +23,55 @@ from permitapi.kit.clock import FrozenClock
 from permitapi.operation import repository as operations
 from tests.permits.conftest import used
 from tests.support.accounts import make_account
+from tests.support.cli import cli_env, permitapi_command
 
-ROOT = Path(__file__).resolve().parents[2]
-NUMBER = "BLD24-00777"
+pytestmark = pytest.mark.slow
 SLUG = "aca:sandiego"
 
 
-def start_worker(settings: Settings, latency: float) -> subprocess.Popen[bytes]:
-    env = {
-        **os.environ,
-        "PYTHONPATH": f"{ROOT / 'src'}:{ROOT}",
-        "PERMITAPI_DATABASE_URL": settings.database_url,
-        "PERMITAPI_ENVIRONMENT": "test",
-        "PERMITAPI_OPERATION_LEASE_SECONDS": "2",
-        "PERMITAPI_REFRESH_LEASE_SECONDS": "2",
-        "PERMITAPI_WORKER_POLL_INTERVAL_SECONDS": "0.1",
-        "FAKE_PORTAL_LATENCY": str(latency),
-        "FAKE_PERMITS": f"{SLUG}={NUMBER}",
-    }
-    return subprocess.Popen([sys.executable, "-m", "tests.support.fake_worker"], cwd=ROOT, env=env)
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def simulator() -> Iterator[str]:
+    port = free_port()
+    process = subprocess.Popen(
+        permitapi_command("portal-sim", "--port", str(port), "--latency-ms", "0"),
+        env=cli_env(None),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, "portal-sim exited"
+            assert time.monotonic() < deadline, "portal-sim did not start"
+            try:
+                httpx.get(f"{url}/_control/stats", timeout=1)
+                break
+            except httpx.TransportError:
+                time.sleep(0.2)
+        yield url
+    finally:
+        # A graceful stop would wait for the killed worker's minute-long slow response.
+        process.kill()
+        process.wait(15)
+
+
+def start_worker(settings: Settings, portal: str) -> subprocess.Popen[bytes]:
+    env = cli_env(
+        settings.database_url,
+        PERMITAPI_PORTAL_BASE_URL=portal,
+        PERMITAPI_OPERATION_LEASE_SECONDS="3",
+        PERMITAPI_REFRESH_LEASE_SECONDS="3",
+        PERMITAPI_WORKER_POLL_INTERVAL_SECONDS="0.1",
+    )
+    return subprocess.Popen(permitapi_command("worker"), env=env)
 
 
 async def wait_for_status(ctx: AppContext, operation_id: str, wanted: str, seconds: float) -> None:
@@ -53,33 +85,46 @@ async def wait_for_status(ctx: AppContext, operation_id: str, wanted: str, secon
     raise AssertionError(f"operation never reached {wanted}")
 
 
-@pytest.mark.slow
 async def test_operation_survives_a_killed_worker(
-    client: httpx.AsyncClient, ctx: AppContext, clock: FrozenClock, settings: Settings
+    client: httpx.AsyncClient,
+    ctx: AppContext,
+    clock: FrozenClock,
+    settings: Settings,
+    simulator: str,
 ) -> None:
     clock.set(datetime.now(UTC))  # the worker processes run on the system clock
-    key = (await make_account(ctx, "pro")).live_key
-    accepted = await client.get(
-        f"/api/v1/permits/{NUMBER}/status",
-        params={"jurisdiction": SLUG},
-        headers={"X-API-Key": key},
-    )
-    assert accepted.status_code == 202
-    operation_id = accepted.json()["operation_id"]
+    async with httpx.AsyncClient(base_url=simulator) as sim:
+        listed = (await sim.get("/_control/permits", params={"source": SLUG, "limit": 1})).json()
+        number = listed["permits"][0]["permit_number"]
+        # The first worker's fetch hangs (the portal answers after a minute)...
+        await sim.post(
+            "/_control/faults", json={"source": SLUG, "mode": "slow", "latency_ms": 60_000}
+        )
+        key = (await make_account(ctx, "pro")).live_key
+        accepted = await client.get(
+            f"/api/v1/permits/{number}/status",
+            params={"jurisdiction": SLUG},
+            headers={"X-API-Key": key},
+        )
+        assert accepted.status_code == 202, accepted.text
+        operation_id = accepted.json()["operation_id"]
 
-    doomed = start_worker(settings, latency=60)
-    try:
-        await wait_for_status(ctx, operation_id, "running", 30)
-        doomed.send_signal(signal.SIGKILL)
-        doomed.wait(10)
-    finally:
-        doomed.kill()
-    survivor = start_worker(settings, latency=0)
-    try:
-        await wait_for_status(ctx, operation_id, "succeeded", 30)
-    finally:
-        survivor.send_signal(signal.SIGTERM)
-        survivor.wait(10)
+        doomed = start_worker(settings, simulator)
+        try:
+            await wait_for_status(ctx, operation_id, "running", 60)
+            await asyncio.sleep(0.5)  # inside the portal fetch
+            doomed.send_signal(signal.SIGKILL)
+            doomed.wait(10)
+        finally:
+            doomed.kill()
+        # ...and the portal is healthy again for the worker that takes over.
+        await sim.delete("/_control/faults")
+        survivor = start_worker(settings, simulator)
+        try:
+            await wait_for_status(ctx, operation_id, "succeeded", 60)
+        finally:
+            survivor.send_signal(signal.SIGTERM)
+            survivor.wait(15)
 
     async with ctx.sessionmaker() as session:
         operation = await operations.get(session, operation_id)
@@ -87,6 +132,7 @@ async def test_operation_survives_a_killed_worker(
     assert operation is not None
     assert operation.attempts == 2
     assert operation.result is not None
-    assert operation.result["permit_number"] == NUMBER
+    assert operation.result["jurisdiction"] == SLUG
+    assert operation.result["source"] == "live_scrape"
     assert [e.data["operation_id"] for e in emitted] == [operation_id]
     assert await used(ctx, key) == 1
