@@ -3,6 +3,8 @@ helpers to read meters and create keys."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 import pytest
 from sqlalchemy import text
 
@@ -12,13 +14,28 @@ from permitapi.context import AppContext
 from permitapi.usage import service as usage
 from tests.support.fake_portal import FakePortal
 
+LOOKUP_TABLES = (
+    "permits",
+    "operations",
+    "domain_events",
+    "coverage_observations",
+    "source_fetches",
+)
+
+
+async def _clean(ctx: AppContext) -> None:
+    async with ctx.transaction() as session:
+        for table in LOOKUP_TABLES:
+            await session.execute(text(f"DELETE FROM {table}"))
+
 
 @pytest.fixture(autouse=True)
-async def clean_lookup_tables(ctx: AppContext) -> None:
-    """The database lives for the session; lookups must not see earlier tests' permits."""
-    async with ctx.transaction() as session:
-        for table in ("permits", "operations", "domain_events", "coverage_observations"):
-            await session.execute(text(f"DELETE FROM {table}"))
+async def clean_lookup_tables(ctx: AppContext) -> AsyncIterator[None]:
+    """The database lives for the session: lookups must not see earlier tests' rows, and
+    other tests must not see theirs (the fake portal's outcomes land in source health)."""
+    await _clean(ctx)
+    yield
+    await _clean(ctx)
 
 
 @pytest.fixture
