@@ -53,7 +53,10 @@ async def _drivers(ctx: AppContext) -> _Drivers:
         if url.get_backend_name() == "postgresql":
             dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
             drivers.pg_pool = await asyncpg.create_pool(
-                dsn, min_size=1, max_size=POOL_SIZE, reset=_keep_session
+                dsn,
+                min_size=1,
+                max_size=POOL_SIZE,
+                reset=_keep_session,
             )
         else:
             connection = sqlite3.connect(url.database or ":memory:", isolation_level=None)

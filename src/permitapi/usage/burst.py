@@ -1,17 +1,22 @@
-"""Per-minute burst windows (and other short windows) on the `limits` library.
+"""Per-minute burst windows (and other short windows): moving windows per key.
 
-Memory storage by default (one process); Redis when PERMITAPI_REDIS_URL is set, so that every
-API process shares one window per key.
+Redis (through the `limits` library) when PERMITAPI_REDIS_URL is set, so that every API process
+shares one window per key. Without Redis the windows live in this process as a timestamp log
+per key (`LocalWindows`): `limits`' memory storage expires events in a background task that
+holds each key's lock across a thread hop, which stalls requests of busy keys for hundreds of
+milliseconds under load (measured with bench/cached_lookup.py).
 """
 
 from __future__ import annotations
 
 import math
 import time
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from limits import RateLimitItem, RateLimitItemPerHour, RateLimitItemPerMinute
-from limits.aio.storage import MemoryStorage, RedisStorage, Storage
+from limits.aio.storage import RedisStorage, Storage
 from limits.aio.strategies import MovingWindowRateLimiter
 
 
@@ -22,20 +27,61 @@ class WindowVerdict:
     remaining: int  # -1 when allowed (not computed)
 
 
-def _storage(redis_url: str | None) -> Storage:
-    if redis_url:
-        uri = redis_url.replace("redis://", "async+redis://", 1)
-        return RedisStorage(uri, implementation="redispy")
-    return MemoryStorage()
+def _storage(redis_url: str) -> Storage:
+    uri = redis_url.replace("redis://", "async+redis://", 1)
+    return RedisStorage(uri, implementation="redispy")
+
+
+class LocalWindows:
+    """Moving windows in one process: per (bucket, key) the times of the calls in the window.
+
+    A hit drops the timestamps that left the window and refuses when `limit` remain; the log
+    never holds more than `limit` entries per key. Idle keys are swept every SWEEP_EVERY hits.
+    """
+
+    SWEEP_EVERY = 10_000
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._logs: dict[tuple[str, ...], tuple[float, deque[float]]] = {}
+        self._hits = 0
+
+    def hit(self, identity: tuple[str, ...], limit: int, period: float) -> WindowVerdict:
+        now = self._clock()
+        entry = self._logs.get(identity)
+        log = entry[1] if entry is not None else deque()
+        horizon = now - period
+        while log and log[0] <= horizon:
+            log.popleft()
+        self._logs[identity] = (period, log)
+        self._hits += 1
+        if self._hits % self.SWEEP_EVERY == 0:
+            self._sweep(now)
+        if len(log) >= limit:
+            return WindowVerdict(False, max(1, math.ceil(log[0] + period - now)), 0)
+        log.append(now)
+        return WindowVerdict(True, 0, limit - len(log))
+
+    def _sweep(self, now: float) -> None:
+        for identity, (period, log) in list(self._logs.items()):
+            if not log or log[-1] <= now - period:
+                del self._logs[identity]
+
+    def reset(self) -> None:
+        self._logs.clear()
 
 
 class BurstLimiter:
     def __init__(self, redis_url: str | None = None, namespace: str = "permitapi") -> None:
-        self._storage = _storage(redis_url)
-        self._limiter = MovingWindowRateLimiter(self._storage)
+        self._local = None if redis_url else LocalWindows()
+        self._storage = _storage(redis_url) if redis_url else None
+        self._limiter = MovingWindowRateLimiter(self._storage) if self._storage else None
         self._namespace = namespace
 
     async def _hit(self, item: RateLimitItem, *identifiers: str) -> WindowVerdict:
+        if self._local is not None:
+            return self._local.hit(identifiers, item.amount, item.get_expiry())
+        assert self._limiter is not None
         allowed = await self._limiter.hit(item, self._namespace, *identifiers)
         if allowed:
             # The window's stats are only needed to refuse; skipping them on the common path
@@ -52,4 +98,7 @@ class BurstLimiter:
         return await self._hit(RateLimitItemPerHour(per_hour), bucket, key_id)
 
     async def reset(self) -> None:
-        await self._storage.reset()
+        if self._local is not None:
+            self._local.reset()
+        if self._storage is not None:
+            await self._storage.reset()
