@@ -12,9 +12,12 @@ from permitapi import __version__
 from permitapi.config import Settings, get_settings
 from permitapi.context import AppContext
 from permitapi.db.engine import create_engine, create_sessionmaker
+from permitapi.discovery.endpoints import router as discovery_router
 from permitapi.health.endpoints import router as health_router
 from permitapi.jurisdiction.endpoints import router as jurisdiction_router
 from permitapi.kit.clock import Clock, SystemClock
+from permitapi.sources.gateway import SourceGateway
+from permitapi.sources.http import PortalHttp
 from permitapi.sources.registry import Directory, default_directory
 from permitapi.usage.burst import BurstLimiter
 from permitapi.usage.endpoints import router as usage_router
@@ -35,6 +38,7 @@ Authenticate with the `X-API-Key` header. Every error is an RFC 9457 problem
 
 def build_context(settings: Settings, clock: Clock | None = None) -> AppContext:
     engine = create_engine(settings.database_url, pool_size=settings.database_pool_size)
+    http = PortalHttp(portal_base_url=settings.portal_base_url)
     return AppContext(
         settings=settings,
         engine=engine,
@@ -42,6 +46,7 @@ def build_context(settings: Settings, clock: Clock | None = None) -> AppContext:
         clock=clock or SystemClock(),
         directory=default_directory(),
         burst=BurstLimiter(settings.redis_url),
+        gateway=SourceGateway(http),
     )
 
 
@@ -66,6 +71,7 @@ def create_app(
             try:
                 yield
             finally:
+                await ctx.gateway.http.aclose()
                 await ctx.engine.dispose()
 
     app = FastAPI(
@@ -81,6 +87,7 @@ def create_app(
     app.add_middleware(RequestContextMiddleware)
 
     api = APIRouter(prefix=API_PREFIX)
+    api.include_router(discovery_router)
     api.include_router(jurisdiction_router)
     api.include_router(usage_router)
     app.include_router(api)

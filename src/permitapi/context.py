@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from permitapi.config import Settings
 from permitapi.kit.clock import Clock
+from permitapi.sources.gateway import SourceGateway
 from permitapi.sources.registry import Directory
 from permitapi.usage.burst import BurstLimiter
 
@@ -21,6 +22,7 @@ class AppContext:
     clock: Clock
     directory: Directory
     burst: BurstLimiter
+    gateway: SourceGateway  # services reach the portals only through this
     extras: dict[str, Any] = field(default_factory=dict)
 
     def transaction(self) -> Any:

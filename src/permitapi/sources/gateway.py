@@ -40,6 +40,10 @@ class SourceGateway:
             self._adapters[family] = load(ADAPTERS[family])(self.http)
         return self._adapters[family]
 
+    def register(self, family: str, adapter: SourceAdapter) -> None:
+        """Use `adapter` for a family instead of loading the configured class (tests, tools)."""
+        self._adapters[family] = adapter
+
     async def fetch_permit(self, jurisdiction: Jurisdiction, permit_number: str) -> PermitSnapshot:
         return await self.adapter(jurisdiction).fetch_permit(jurisdiction, permit_number)
 
