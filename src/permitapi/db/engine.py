@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import event, text
 from sqlalchemy.engine.url import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.ext.asyncio import AsyncSession as AsyncSession
@@ -44,3 +44,9 @@ def create_engine(url: str, *, pool_size: int = 20) -> AsyncEngine:
 
 def create_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     return async_sessionmaker(engine, expire_on_commit=False, autoflush=False)
+
+
+async def ping(engine: AsyncEngine) -> None:
+    """Raise unless the database answers a trivial query."""
+    async with engine.connect() as connection:
+        await connection.execute(text("SELECT 1"))

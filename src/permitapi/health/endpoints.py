@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 from pydantic import BaseModel
-from sqlalchemy import text
 
+from permitapi.db.engine import ping
 from permitapi.errors import ServiceUnavailable
 from permitapi.web.deps import Ctx
 from permitapi.web.openapi import problem_responses
@@ -25,8 +25,7 @@ async def healthz() -> Health:
 @router.get("/readyz", response_model=Health, summary="Readiness", responses=problem_responses(503))
 async def readyz(ctx: Ctx) -> Health:
     try:
-        async with ctx.engine.connect() as connection:
-            await connection.execute(text("SELECT 1"))
+        await ping(ctx.engine)
     except Exception as exc:
         raise ServiceUnavailable(
             "The database is not reachable.", code="database_unavailable"
