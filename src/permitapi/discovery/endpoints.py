@@ -62,7 +62,9 @@ _UNVERIFIABLE: dict[int | str, dict[str, Any]] = {
         "description": "Empty result that cannot be verified: source_inconclusive or "
         "source_lagging; see Retry-After",
         "model": UnverifiableProblem,
-        "content": {PROBLEM_CONTENT_TYPE: {}},
+        "content": {
+            PROBLEM_CONTENT_TYPE: {"schema": {"$ref": "#/components/schemas/UnverifiableProblem"}}
+        },
         "headers": {"Retry-After": {"schema": {"type": "integer"}}},
     }
 }
