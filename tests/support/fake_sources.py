@@ -115,8 +115,8 @@ class FakeSearchSource:
             return SearchPage(hits=[], has_more=False, freshness=self.freshness)
         found = [p.hit for p in self.permits if self._matches(p, criteria)]
         found.sort(key=lambda h: h.permit_number, reverse=True)
-        # newest first, not yet issued (no date) first of all: SQL DESC puts nulls first
-        found.sort(key=lambda h: h.issued_date or date.max, reverse=True)
+        # newest first, not yet issued (no date) last, as the adapters ask their sources
+        found.sort(key=lambda h: h.issued_date or date.min, reverse=True)
         window = found[criteria.offset : criteria.offset + criteria.limit]
         page = SearchPage(
             hits=window,

@@ -38,14 +38,14 @@ def inside(filters: Filters, hit: SearchHit) -> bool:
 
 
 def order_key(issued: date | None, source: str) -> tuple[int, int, int]:
-    """Newest issue date first. Not yet issued (no date) sorts before every dated permit, as
-    SQL `DESC` orders nulls on PostgreSQL and Socrata, so the key agrees with the sources' own
-    order. Equal dates: source slug order (epicla, ladbs), then each source's own order (kept
-    by the merge)."""
+    """Newest issue date first. Not yet issued (no date) sorts after every dated permit, the
+    order both sources are asked for (SoQL `DESC NULL LAST`; ArcGIS on SQL Server puts nulls
+    last when descending). Equal dates: source slug order (epicla, ladbs), then each source's
+    own order (kept by the merge)."""
     rank = _RANK.get(source, len(_RANK))
     if issued is None:
-        return (0, 0, rank)
-    return (1, -issued.toordinal(), rank)
+        return (1, 0, rank)
+    return (0, -issued.toordinal(), rank)
 
 
 @dataclass(frozen=True, slots=True)
