@@ -209,6 +209,17 @@ def test_source_freshness_is_real(
             "lag_days": (today - newest).days,
             "reliability": "operational",
         }
+    # a window that ended long ago: requested through its end, the lag is still the source's
+    ended = today - timedelta(days=400)
+    response = http.get(
+        URL,
+        params={"permit_type": "Building", "date_to": ended.isoformat(), "limit": 1},
+        headers=pro,
+    )
+    assert response.status_code == 200, response.text
+    for slug, fresh in response.json()["source_freshness"].items():
+        assert fresh["requested_through"] == ended.isoformat()
+        assert fresh["lag_days"] == freshness[slug]["lag_days"]
 
 
 def test_value_range_and_zip_filters_match_the_ground_truth(
