@@ -13,6 +13,7 @@ from permitapi import __version__
 from permitapi.config import Settings, get_settings
 from permitapi.context import AppContext
 from permitapi.db.engine import create_engine, create_sessionmaker
+from permitapi.discovery.endpoints import router as discovery_router
 from permitapi.health.endpoints import router as health_router
 from permitapi.jurisdiction.endpoints import router as jurisdiction_router
 from permitapi.kit.clock import Clock, SystemClock
@@ -107,6 +108,7 @@ def create_app(
     app.add_middleware(RequestContextMiddleware)
 
     api = APIRouter(prefix=API_PREFIX)
+    api.include_router(discovery_router)
     api.include_router(jurisdiction_router)
     api.include_router(usage_router)
     api.include_router(permit_router)

@@ -2,123 +2,24 @@
 
 The server is started as the README's run command starts it (`permitapi dev`, here with a free
 port), in a throw-away working directory so its `./var` is its own: once on its embedded SQLite
-default and once with PERMITAPI_DATABASE_URL naming a fresh PostgreSQL database.
+default and once with PERMITAPI_DATABASE_URL naming a fresh PostgreSQL database (the
+`server` fixture in conftest.py).
 """
 
 from __future__ import annotations
 
 import json
 import re
-import socket
-import subprocess
-import threading
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 
 import httpx
 import pytest
 
 from tests.foundation.test_problems import assert_problem
-from tests.support.cli import cli_env, fresh_database, permitapi_command, run_cli
+from tests.support.dev_server import DevServer
 
 pytestmark = pytest.mark.slow
-
-STARTUP_SECONDS = 60
-_KEY_LINE = re.compile(r"^\s*(live|sandbox) key\s+(sk_(?:live|test)_\S+)\s*$")
-_ACCOUNT_LINE = re.compile(r"^(\w+)\s+account\s+(\S+)\s*$")
-
-
-@dataclass
-class DevServer:
-    base_url: str
-    workdir: Path
-    env: dict[str, str]
-    keys: dict[str, dict[str, str]] = field(default_factory=dict)
-
-    def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return run_cli(*args, cwd=self.workdir, env=self.env)
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def _parse_keys(lines: list[str]) -> dict[str, dict[str, str]]:
-    keys: dict[str, dict[str, str]] = {}
-    plan = None
-    for line in lines:
-        if account := _ACCOUNT_LINE.match(line):
-            plan = account.group(1)
-            keys[plan] = {"account_id": account.group(2)}
-        elif (key := _KEY_LINE.match(line)) and plan is not None:
-            keys[plan][f"{key.group(1)}_key"] = key.group(2)
-    return keys
-
-
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-def server(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[DevServer]:
-    workdir = tmp_path_factory.mktemp("dev")
-    databases = fresh_database(request.param, workdir) if request.param == "postgresql" else None
-    database_url = next(databases) if databases is not None else None
-    env = cli_env(database_url)
-    port = _free_port()
-    process = subprocess.Popen(
-        permitapi_command("dev", "--port", str(port)),
-        cwd=workdir,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    output: list[str] = []
-    reader = threading.Thread(
-        target=lambda: output.extend(iter(process.stdout.readline, "")),  # type: ignore[union-attr]
-        daemon=True,
-    )
-    reader.start()
-    base_url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while True:
-            assert process.poll() is None, "".join(output)
-            assert time.monotonic() < deadline, "dev server did not start:\n" + "".join(output)
-            try:
-                if httpx.get(f"{base_url}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(0.2)
-        assert f"permitapi dev server: {base_url}" in "".join(output)
-        keys = _parse_keys(list(output))
-        assert set(keys) == {"free", "pro"}, "".join(output)
-        for account in keys.values():
-            assert set(account) == {"account_id", "live_key", "sandbox_key"}
-        if database_url is None:
-            assert (workdir / "var" / "permitapi.db").exists()
-        yield DevServer(base_url, workdir, env, keys)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        if databases is not None:
-            databases.close()
-
-
-@pytest.fixture
-def http(server: DevServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=server.base_url, timeout=10) as client:
-        yield client
 
 
 def test_public_endpoints_answer_without_a_key(http: httpx.Client) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -13,6 +12,7 @@ from permitapi.account.service import Principal
 from permitapi.errors import Conflict, invalid_parameter
 from permitapi.jurisdiction import repository
 from permitapi.jurisdiction.repository import RequestAggregate
+from permitapi.jurisdiction.stats import active_permits_counts
 from permitapi.kit.us_states import US_STATE_CODES
 from permitapi.sources.registry import Directory, Jurisdiction
 
@@ -34,15 +34,6 @@ ESTIMATED_TIMELINE = {
 _SPACES = re.compile(r"\s+")
 _PARENTHESES = re.compile(r"\([^)]*\)")
 _PREFIXES = ("city and county of ", "city of ", "town of ", "village of ", "township of ")
-
-
-async def active_permits_counts(session: AsyncSession) -> Mapping[str, int]:
-    """Active permits known per jurisdiction slug; a slug missing from the map has none.
-
-    The permit store arrives with the permit slice, which fills this in; until then no
-    jurisdiction has any. Every count the API shows (directory, stats) comes from here."""
-    del session
-    return {}
 
 
 async def directory_listing(session: AsyncSession, directory: Directory) -> dict[str, Any]:

@@ -3,9 +3,10 @@
 Supports what the LADBS adapter and common clients send: `$where` with = != <> < <= > >=,
 AND / OR / NOT, parentheses, `in(...)`, `IS [NOT] NULL`, `within_circle(col, lat, lon, metres)`
 (haversine), `::number` casts; `$select` with columns, aliases, `max(col)`, `min(col)` and
-`count(*)`; `$order` (ASC/DESC, nulls sort as the largest value, as in PostgreSQL); `$limit`,
-`$offset`; and simple equality parameters (`permit_nbr=...`). Rows hold Socrata's wire values:
-strings, and GeoJSON points for location columns; absent keys are nulls.
+`count(*)`; `$order` (ASC/DESC, optional `NULL FIRST`/`NULL LAST`; by default nulls sort as
+the largest value, as in PostgreSQL); `$limit`, `$offset`; and simple equality parameters
+(`permit_nbr=...`). Rows hold Socrata's wire values: strings, and GeoJSON points for location
+columns; absent keys are nulls.
 """
 
 from __future__ import annotations
@@ -305,9 +306,9 @@ def _split_commas(text: str) -> list[str]:
     return [p for p in parts if p.strip()]
 
 
-def _sort_key(value: Any) -> tuple[int, Any]:
+def _sort_key(value: Any, nulls_largest: bool = True) -> tuple[int, Any]:
     if value is None:
-        return (1, 0)  # nulls are the largest value (PostgreSQL)
+        return (1 if nulls_largest else -1, 0)
     if isinstance(value, str):
         try:
             return (0, float(value)) if re.fullmatch(r"-?\d+(\.\d+)?", value) else (0, value)
@@ -316,22 +317,28 @@ def _sort_key(value: Any) -> tuple[int, Any]:
     return (0, str(value))
 
 
-def _column_key(column: str) -> Callable[[Row], tuple[int, Any]]:
-    return lambda row: _sort_key(row.get(column))
+def _column_key(column: str, nulls_largest: bool) -> Callable[[Row], tuple[int, Any]]:
+    return lambda row: _sort_key(row.get(column), nulls_largest)
 
 
 def _order(rows: list[Row], text: str, columns: frozenset[str]) -> list[Row]:
-    keys: list[tuple[str, bool]] = []
+    keys: list[tuple[str, bool, bool]] = []
     for part in _split_commas(text):
-        match = re.fullmatch(r"\s*(:?\w+)(?:\s+(asc|desc))?\s*", part, re.IGNORECASE)
+        match = re.fullmatch(
+            r"\s*(:?\w+)(?:\s+(asc|desc))?(?:\s+null\s+(first|last))?\s*", part, re.IGNORECASE
+        )
         if match is None:
             raise SoqlError("query.compiler.malformed", f"Cannot parse $order item {part!r}")
         if match.group(1) not in columns:
             raise SoqlError("query.soql.no-such-column", f"No such column: {match.group(1)}")
-        keys.append((match.group(1), (match.group(2) or "asc").lower() == "desc"))
+        descending = (match.group(2) or "asc").lower() == "desc"
+        # default: nulls are the largest value (PostgreSQL): last ascending, first descending
+        placement = (match.group(3) or ("first" if descending else "last")).lower()
+        nulls_largest = (placement == "last") != descending
+        keys.append((match.group(1), descending, nulls_largest))
     ordered = list(rows)
-    for column, descending in reversed(keys):  # stable multi-key sort, least significant first
-        ordered.sort(key=_column_key(column), reverse=descending)
+    for column, descending, nulls_largest in reversed(keys):  # stable, least significant first
+        ordered.sort(key=_column_key(column, nulls_largest), reverse=descending)
     return ordered
 
 

@@ -80,6 +80,10 @@ class SourceGateway:
             self._adapters[family] = load(ADAPTERS[family])(self.http)
         return self._adapters[family]
 
+    def register(self, family: str, adapter: SourceAdapter) -> None:
+        """Use `adapter` for a family instead of loading the configured class (tests, tools)."""
+        self._adapters[family] = adapter
+
     async def fetch_permit(self, jurisdiction: Jurisdiction, permit_number: str) -> PermitSnapshot:
         """The adapter's snapshot, or its typed SourceError; the outcome is recorded either way."""
         adapter = self.adapter(jurisdiction)

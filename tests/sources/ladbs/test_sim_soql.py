@@ -47,6 +47,8 @@ def test_where_operators_and_casts() -> None:
 
 def test_select_order_limit_offset() -> None:
     assert ids({"$order": "issue_date DESC, :id"}) == ["00256", "20141", "02739"]  # null largest
+    assert ids({"$order": "issue_date DESC NULL LAST, :id"}) == ["20141", "02739", "00256"]
+    assert ids({"$order": "issue_date null first"}) == ["00256", "02739", "20141"]
     assert ids({"$order": "valuation"}) == [
         "00256",
         "20141",

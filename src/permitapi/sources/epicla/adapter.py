@@ -193,13 +193,12 @@ class EpicLaAdapter:
             "freshness",
         )
         newest = epoch_ms_to_date(parse_statistic(payload, query.NEWEST_ISSUE_FIELD))
-        through = requested_through or today
-        return SourceFreshness(
-            newest_issue_date=newest,
-            requested_through=through,
-            lag_days=(min(through, today) - newest).days if newest else None,
-            reliability="operational",
-        )
+        through = min(requested_through, today) if requested_through else today
+        # Lag is the layer's age (to today), whatever window was asked for: measured to an
+        # earlier date_to it went negative. Not turned into `degraded` as on LADBS: the
+        # unincorporated areas issue too few permits for the newest date to prove staleness.
+        lag = max((today - newest).days, 0) if newest else None
+        return SourceFreshness(newest, through, lag, "operational")
 
     # -- ArcGIS -----------------------------------------------------------------------------
     @staticmethod

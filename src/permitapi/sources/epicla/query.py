@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date, timedelta
+from decimal import Decimal
 from typing import Any
 
 import orjson
@@ -37,6 +38,13 @@ def sql_string(value: str) -> str:
 def _like_escape(value: str) -> str:
     # ArcGIS LIKE has no portable escape clause: drop the wildcard characters instead.
     return value.replace("%", "").replace("_", "")
+
+
+def sql_number(value: float) -> str:
+    """A plain decimal literal: never an exponent (`1.5e+06` is not ArcGIS SQL) and never
+    rounded (`:g` keeps six digits, so 1234567.5 would become 1.23457e+06)."""
+    text = format(Decimal(repr(float(value))), "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def lookup_params(case_number: str) -> dict[str, str]:
@@ -86,9 +94,9 @@ def search_where(criteria: SearchCriteria) -> str:
     if criteria.permit_type:
         clauses.append(permit_type_clause(criteria.permit_type))
     if criteria.value_min is not None:
-        clauses.append(f"PERMIT_VALUATION >= {criteria.value_min:g}")
+        clauses.append(f"PERMIT_VALUATION >= {sql_number(criteria.value_min)}")
     if criteria.value_max is not None:
-        clauses.append(f"PERMIT_VALUATION <= {criteria.value_max:g}")
+        clauses.append(f"PERMIT_VALUATION <= {sql_number(criteria.value_max)}")
     if criteria.status:
         clauses.append(status_clause(criteria.status))
     return " AND ".join(clauses) if clauses else "1=1"

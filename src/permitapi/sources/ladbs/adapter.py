@@ -46,7 +46,9 @@ from permitapi.sources.registry import Jurisdiction
 
 log = logging.getLogger(__name__)
 
-SEARCH_ORDER = "issue_date DESC, :id"
+# Not yet issued (no issue_date) last, as the county's ArcGIS layer orders them: discovery's
+# merge key needs both sources in one order.
+SEARCH_ORDER = "issue_date DESC NULL LAST, :id"
 # Newest issue date older than this (calendar days) marks the dataset as lagging. Five days
 # leaves room for a weekend plus the dataset's daily refresh.
 LAG_DEGRADED_DAYS = 5

@@ -35,10 +35,12 @@ def type_clause(permit_type: str) -> str:
 
 
 def status_clause(status: str) -> str:
-    """A normalised status (`issued`) selects every raw value mapped to it; anything else is
-    matched as a raw `status_desc` (case-canonicalised against the known vocabulary)."""
+    """A normalised status in its exact spelling (`issued`) selects every raw value mapped to
+    it; anything else (`Issued`, `permit finaled`) is matched as a raw `status_desc`,
+    case-canonicalised against the known vocabulary. The same rule as EPIC-LA's, so one
+    discovery `status` means the same on both sources."""
     try:
-        normalized = NormalizedStatus(status.strip().lower())
+        normalized = NormalizedStatus(status.strip())
     except ValueError:
         raw = _canonical(status, tuple(LADBS_STATUSES)) or status.strip()
         return f"status_desc={soql_string(raw)}"

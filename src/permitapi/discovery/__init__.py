@@ -1,0 +1,1 @@
+"""Discovery: live permit search across LADBS and EPIC-LA."""
