@@ -4,6 +4,7 @@ checked with the simulator's request counts and the key's usage meter."""
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -12,35 +13,35 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.acceptance.test_dev_server import DevServer, server  # noqa: F401 (fixture)
+from tests.support.dev_server import DevServer
 
 pytestmark = pytest.mark.slow
 SIM = "/_sim/_control"
 
 
 @pytest.fixture
-def http(server: DevServer) -> Iterator[httpx.Client]:  # noqa: F811
+def http(server: DevServer) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=server.base_url, timeout=60) as client:
         client.delete(f"{SIM}/faults")
         yield client
         client.delete(f"{SIM}/faults")
 
 
-def permits_of(http: httpx.Client, slug: str, limit: int = 40) -> list[str]:
-    listed = http.get(f"{SIM}/permits", params={"source": slug, "limit": limit}).json()
-    return [p["permit_number"] for p in listed["permits"]]
-
-
-_used_numbers: set[str] = set()
+_FORMATS = {
+    "ladbs": lambda d: f"{d[:5]}-{d[5:10]}-{d[10:15]}",
+    "epicla": lambda d: f"CREB{d[:10]}",
+    "aca:sandiego": lambda d: f"PMT-{d[:7]}",
+}
 
 
 def fresh_permit(http: httpx.Client, slug: str) -> str:
-    """A permit of `slug` no test in this module has looked up yet."""
-    for number in permits_of(http, slug):
-        if number not in _used_numbers:
-            _used_numbers.add(number)
-            return number
-    raise AssertionError(f"simulator has no unused {slug} permit")
+    """A new permit created in the simulator (the dev server is shared with other modules, so
+    a listed permit may already be cached there)."""
+    digits = str(random.randrange(10**14, 10**15))
+    number = _FORMATS[slug](digits)
+    created = http.put(f"{SIM}/permits/{slug}/{number}", json={})
+    assert created.status_code == 201, created.text
+    return str(created.json()["permit_number"])
 
 
 def used(http: httpx.Client, key: str) -> int:
@@ -55,7 +56,7 @@ def status(http: httpx.Client, number: str, key: str, **params: Any) -> httpx.Re
     return http.get(f"/api/v1/permits/{number}/status", params=params, headers={"X-API-Key": key})
 
 
-def test_live_then_cached_with_meter(server: DevServer, http: httpx.Client) -> None:  # noqa: F811
+def test_live_then_cached_with_meter(server: DevServer, http: httpx.Client) -> None:
     key = server.keys["pro"]["live_key"]
     number = fresh_permit(http, "ladbs")
     before, portal_before = used(http, key), sim_requests(http, "ladbs")
@@ -74,7 +75,7 @@ def test_live_then_cached_with_meter(server: DevServer, http: httpx.Client) -> N
 
 
 def test_fifty_concurrent_misses_make_one_fetch(
-    server: DevServer,  # noqa: F811
+    server: DevServer,
     http: httpx.Client,
 ) -> None:
     key = server.keys["pro"]["live_key"]
@@ -94,7 +95,7 @@ def test_fifty_concurrent_misses_make_one_fetch(
 
 
 def test_portal_down_with_and_without_cache(
-    server: DevServer,  # noqa: F811
+    server: DevServer,
     http: httpx.Client,
 ) -> None:
     key = server.keys["pro"]["live_key"]
@@ -116,7 +117,7 @@ def test_portal_down_with_and_without_cache(
 
 
 def test_missing_permit_and_unsupported_numbers(
-    server: DevServer,  # noqa: F811
+    server: DevServer,
     http: httpx.Client,
 ) -> None:
     key = server.keys["pro"]["live_key"]
@@ -133,7 +134,7 @@ def test_missing_permit_and_unsupported_numbers(
 
 
 def test_browser_backed_lookup_becomes_an_operation(
-    server: DevServer,  # noqa: F811
+    server: DevServer,
     http: httpx.Client,
 ) -> None:
     owner = server.keys["free"]["live_key"]
@@ -162,7 +163,7 @@ def test_browser_backed_lookup_becomes_an_operation(
     assert remembered.json()["source"] == "cached"
 
 
-def test_sandbox_and_batch(server: DevServer, http: httpx.Client) -> None:  # noqa: F811
+def test_sandbox_and_batch(server: DevServer, http: httpx.Client) -> None:
     sandbox = server.keys["free"]["sandbox_key"]
     demo = status(http, "21030-20000-00256", sandbox)
     assert demo.status_code == 200
