@@ -4,6 +4,7 @@ checked with the simulator's request counts and the key's usage meter."""
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from collections.abc import Iterator
@@ -17,6 +18,18 @@ from tests.support.dev_server import DevServer
 
 pytestmark = pytest.mark.slow
 SIM = "/_sim/_control"
+
+
+@pytest.fixture(scope="module")
+def accounts(server: DevServer) -> dict[str, dict[str, str]]:
+    """This module's own accounts (the dev server's ready-made keys are shared with other
+    modules, and the free plan's burst window is 3 calls a minute)."""
+    made = {}
+    for plan in ("free", "pro", "enterprise"):
+        created = server.cli("keys", "create", "--plan", plan, "--json")
+        assert created.returncode == 0, created.stderr
+        made[plan] = json.loads(created.stdout)
+    return made
 
 
 @pytest.fixture
@@ -56,8 +69,10 @@ def status(http: httpx.Client, number: str, key: str, **params: Any) -> httpx.Re
     return http.get(f"/api/v1/permits/{number}/status", params=params, headers={"X-API-Key": key})
 
 
-def test_live_then_cached_with_meter(server: DevServer, http: httpx.Client) -> None:
-    key = server.keys["pro"]["live_key"]
+def test_live_then_cached_with_meter(
+    accounts: dict[str, dict[str, str]], http: httpx.Client
+) -> None:
+    key = accounts["pro"]["live_key"]
     number = fresh_permit(http, "ladbs")
     before, portal_before = used(http, key), sim_requests(http, "ladbs")
     live = status(http, number, key)
@@ -75,10 +90,10 @@ def test_live_then_cached_with_meter(server: DevServer, http: httpx.Client) -> N
 
 
 def test_fifty_concurrent_misses_make_one_fetch(
-    server: DevServer,
+    accounts: dict[str, dict[str, str]],
     http: httpx.Client,
 ) -> None:
-    key = server.keys["pro"]["live_key"]
+    key = accounts["enterprise"]["live_key"]
     # Requests one portal fetch of a LADBS permit makes (the adapter may read several pages).
     probe = fresh_permit(http, "ladbs")
     start = sim_requests(http, "ladbs")
@@ -95,10 +110,10 @@ def test_fifty_concurrent_misses_make_one_fetch(
 
 
 def test_portal_down_with_and_without_cache(
-    server: DevServer,
+    accounts: dict[str, dict[str, str]],
     http: httpx.Client,
 ) -> None:
-    key = server.keys["pro"]["live_key"]
+    key = accounts["pro"]["live_key"]
     cached_number, uncached_number = fresh_permit(http, "ladbs"), fresh_permit(http, "ladbs")
     assert status(http, cached_number, key).status_code == 200
     http.post(f"{SIM}/faults", json={"source": "ladbs", "mode": "down"})
@@ -117,10 +132,10 @@ def test_portal_down_with_and_without_cache(
 
 
 def test_missing_permit_and_unsupported_numbers(
-    server: DevServer,
+    accounts: dict[str, dict[str, str]],
     http: httpx.Client,
 ) -> None:
-    key = server.keys["pro"]["live_key"]
+    key = accounts["pro"]["live_key"]
     # EPIC-LA: the outage test above may have left LADBS's circuit breaker open.
     number = fresh_permit(http, "epicla")
     assert http.delete(f"{SIM}/permits/epicla/{number}").status_code < 300
@@ -134,10 +149,10 @@ def test_missing_permit_and_unsupported_numbers(
 
 
 def test_browser_backed_lookup_becomes_an_operation(
-    server: DevServer,
+    accounts: dict[str, dict[str, str]],
     http: httpx.Client,
 ) -> None:
-    owner = server.keys["free"]["live_key"]
+    owner = accounts["free"]["live_key"]
     number = fresh_permit(http, "aca:sandiego")
     before = used(http, owner)
     accepted = status(http, number, owner, jurisdiction="aca:sandiego")
@@ -145,7 +160,7 @@ def test_browser_backed_lookup_becomes_an_operation(
     assert accepted.headers["Retry-After"] == "2"
     assert "Preference-Applied" not in accepted.headers
     location = accepted.headers["Location"]
-    other = server.keys["pro"]["live_key"]
+    other = accounts["pro"]["live_key"]
     assert http.get(location, headers={"X-API-Key": other}).status_code == 404
     deadline = time.monotonic() + 60
     while True:
@@ -163,12 +178,12 @@ def test_browser_backed_lookup_becomes_an_operation(
     assert remembered.json()["source"] == "cached"
 
 
-def test_sandbox_and_batch(server: DevServer, http: httpx.Client) -> None:
-    sandbox = server.keys["free"]["sandbox_key"]
+def test_sandbox_and_batch(accounts: dict[str, dict[str, str]], http: httpx.Client) -> None:
+    sandbox = accounts["free"]["sandbox_key"]
     demo = status(http, "21030-20000-00256", sandbox)
     assert demo.status_code == 200
     assert demo.headers["X-Sandbox-Mode"] == "true"
-    key = server.keys["pro"]["live_key"]
+    key = accounts["pro"]["live_key"]
     numbers = [fresh_permit(http, "epicla"), fresh_permit(http, "epicla"), "nope"]
     before = used(http, key)
     batch = http.post(
