@@ -194,3 +194,24 @@ def test_sandbox_and_batch(accounts: dict[str, dict[str, str]], http: httpx.Clie
     assert [r["source"] for r in body["results"]] == ["live_scrape", "live_scrape"]
     assert [e["error"] for e in body["errors"]] == ["jurisdiction_not_supported"]
     assert used(http, key) - before == 3
+
+
+def test_key_deactivated_by_the_cli_stops_cached_lookups_at_once(
+    server: DevServer, http: httpx.Client
+) -> None:
+    created = server.cli("keys", "create", "--plan", "developer", "--json")
+    assert created.returncode == 0, created.stderr
+    key = json.loads(created.stdout)["live_key"]
+    number = fresh_permit(http, "ladbs")
+    assert status(http, number, key).status_code == 200  # the server now caches this key
+    deactivated = server.cli("keys", "deactivate", key)
+    assert deactivated.returncode == 0, deactivated.stderr
+    refused = status(http, number, key)
+    assert refused.status_code == 401
+    assert refused.json()["code"] == "invalid_api_key"
+    batch = http.post(
+        "/api/v1/permits/batch-status",
+        json={"permit_numbers": [number]},
+        headers={"X-API-Key": key},
+    )
+    assert batch.status_code == 401

@@ -19,9 +19,11 @@ from typing import Any
 import asyncpg  # type: ignore[import-untyped]
 from sqlalchemy.engine.url import make_url
 
+from permitapi.account.key_cache import invalidate_everywhere
 from permitapi.account.plans import Meter
 from permitapi.account.service import Principal
 from permitapi.context import AppContext
+from permitapi.errors import Unauthorized
 from permitapi.kit.clock import period_of
 from permitapi.permit import hot_repository
 from permitapi.permit.repository import CachedPermit
@@ -120,6 +122,10 @@ async def reserve_and_read(
             result = hot_repository.sqlite_reserve_and_read(drivers.sqlite, **arguments)
         except sqlite3.OperationalError:
             return HotRead(None, None)  # locked by another writer: the full path waits
+    if not result.key_active:
+        # Deactivated (or deleted) since this process cached the key: forget it and refuse.
+        invalidate_everywhere(principal.key_hash)
+        raise Unauthorized("The API key is invalid or deactivated.", code="invalid_api_key")
     reservation = (
         None
         if result.used is None

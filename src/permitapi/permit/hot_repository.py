@@ -4,7 +4,9 @@ A cached status lookup is the request the service answers most, and SQLAlchemy's
 machinery costs more than the database round trip itself (research/deps.md §3: Core ≈ 0.19x
 and the raw driver ≈ 0.5x of a bare endpoint). So this one statement pair runs on the driver:
 reserve the lookup credit (conditional UPDATE ... RETURNING: the limit check is the WHERE) and
-read the permit's cache row, in ONE round trip on PostgreSQL (a data-modifying CTE).
+read the permit's cache row, in ONE round trip on PostgreSQL (a data-modifying CTE). The same
+statement re-checks that the key is still active: the caller's key came from a short in-process
+cache, and a key deactivated by another process (the CLI) must stop working at once.
 
 On SQLite the exchange runs synchronously on the event loop: a local WAL write of one row
 takes tens of microseconds, less than the thread hops an async driver needs for it; a short
@@ -29,9 +31,12 @@ WITH reserved AS (
     UPDATE usage_meters SET used = used + $1
     WHERE api_key_id = $2 AND meter = 'lookup' AND period = $3
       AND ($4::integer IS NULL OR used + $1 <= $4)
+      AND EXISTS (SELECT 1 FROM api_keys WHERE id = $2 AND is_active)
     RETURNING used
 )
-SELECT (SELECT used FROM reserved), p.permit_id, p.jurisdiction, p.display_number,
+SELECT (SELECT used FROM reserved),
+       COALESCE((SELECT is_active FROM api_keys WHERE id = $2), false),
+       p.permit_id, p.jurisdiction, p.display_number,
        p.raw_status, p.normalized_status, p.permit_type, p.snapshot->>'address',
        p.snapshot->>'work_description', p.fetched_at, p.last_attempted_at,
        p.last_failure_reason, p.snapshot IS NOT NULL
@@ -42,8 +47,11 @@ LEFT JOIN permits AS p ON p.jurisdiction = $5 AND p.permit_number = $6
 SQLITE_RESERVE = """
 UPDATE usage_meters SET used = used + ?
 WHERE api_key_id = ? AND meter = 'lookup' AND period = ? AND (? IS NULL OR used + ? <= ?)
+  AND EXISTS (SELECT 1 FROM api_keys WHERE id = ? AND is_active)
 RETURNING used
 """
+
+SQLITE_KEY_ACTIVE = "SELECT is_active FROM api_keys WHERE id = ?"
 
 SQLITE_READ = """
 SELECT permit_id, jurisdiction, display_number, raw_status, normalized_status, permit_type,
@@ -57,6 +65,7 @@ FROM permits WHERE jurisdiction = ? AND permit_number = ?
 class ReserveAndRead:
     used: int | None
     row: CachedPermit | None
+    key_active: bool
 
 
 def _utc(value: Any) -> datetime | None:
@@ -101,7 +110,7 @@ async def pg_reserve_and_read(
     record = await connection.fetchrow(
         PG_RESERVE_AND_READ, units, api_key_id, period, ceiling, jurisdiction, permit_number
     )
-    return ReserveAndRead(record[0], _cached(tuple(record)[1:]))
+    return ReserveAndRead(record[0], _cached(tuple(record)[2:]), bool(record[1]))
 
 
 def sqlite_reserve_and_read(
@@ -122,8 +131,9 @@ def sqlite_reserve_and_read(
     try:
         connection.execute("BEGIN IMMEDIATE")
         reserved = connection.execute(
-            SQLITE_RESERVE, (units, api_key_id, period, ceiling, units, ceiling)
+            SQLITE_RESERVE, (units, api_key_id, period, ceiling, units, ceiling, api_key_id)
         ).fetchall()
+        active = connection.execute(SQLITE_KEY_ACTIVE, (api_key_id,)).fetchone()
         row = connection.execute(SQLITE_READ, (jurisdiction, permit_number)).fetchone()
         connection.execute("COMMIT")
     except sqlite3.Error:
@@ -131,4 +141,4 @@ def sqlite_reserve_and_read(
             connection.execute("ROLLBACK")
         raise
     used = reserved[0][0] if reserved else None
-    return ReserveAndRead(used, _cached(row))
+    return ReserveAndRead(used, _cached(row), bool(active and active[0]))

@@ -13,9 +13,10 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from permitapi.account.key_cache import invalidate_everywhere
 from permitapi.account.plans import Meter
 from permitapi.account.service import Principal
-from permitapi.errors import TooManyRequests
+from permitapi.errors import TooManyRequests, Unauthorized
 from permitapi.kit.clock import isoformat_z, month_start, next_month_start, period_of
 from permitapi.usage import repository
 from permitapi.usage.burst import BurstLimiter
@@ -45,7 +46,8 @@ class MeterState:
 async def reserve(
     session: AsyncSession, principal: Principal, meter: Meter, units: int, now: datetime
 ) -> Reservation:
-    """Atomically take `units` from this month's meter, or raise 429 rate_limit_exceeded.
+    """Atomically take `units` from this month's meter, or raise 429 rate_limit_exceeded (401
+    invalid_api_key when the key was deactivated since the caller resolved it).
 
     Free keys and keys without overage stop at the limit; paid keys with overage go past it,
     accruing overage units. Sandbox keys are never metered: callers do not reserve for them.
@@ -62,6 +64,9 @@ async def reserve(
             session, principal.api_key_id, meter.value, period, units, ceiling
         )
     if used is None:
+        if not await repository.key_is_active(session, principal.api_key_id):
+            invalidate_everywhere(principal.key_hash)
+            raise Unauthorized("The API key is invalid or deactivated.", code="invalid_api_key")
         current = (await repository.used_by_meter(session, principal.api_key_id, period)).get(
             meter.value, 0
         )
