@@ -16,7 +16,7 @@ from urllib.parse import quote
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from permitapi.errors import BadRequest, MultipleChoices, NotFound, invalid_parameter
-from permitapi.permit import resource_repository
+from permitapi.permit import repository
 from permitapi.permit.models import PermitRecord
 from permitapi.sources import detect
 from permitapi.sources.registry import Directory, Jurisdiction
@@ -105,7 +105,7 @@ async def _find(session: AsyncSession, directory: Directory, number: str) -> _Fi
     # `none` candidates are only hints (no published format matches): never an answer.
     detected = [c for c in detect.detect(directory, number) if c.confidence != "none"]
     forms = {j.slug: detect.normalize_number(j, number) for j in directory}
-    rows = await resource_repository.with_numbers(session, set(forms.values()))
+    rows = await repository.with_numbers(session, set(forms.values()))
     stored = [r for r in rows if forms.get(r.jurisdiction) == r.permit_number and r.snapshot]
     rank = {c.slug: i for i, c in enumerate(detected)}
     stored.sort(key=lambda r: (rank.get(r.jurisdiction, len(rank)), r.jurisdiction))
@@ -156,7 +156,7 @@ async def resolve(
     if jurisdiction_slug is not None:
         jurisdiction = explicit_jurisdiction(directory, jurisdiction_slug)
         normalized = detect.normalize_number(jurisdiction, number)
-        row = await resource_repository.get_by_identity(session, jurisdiction.slug, normalized)
+        row = await repository.get_by_identity(session, jurisdiction.slug, normalized)
         row = row if row is not None and row.snapshot else None
         # A stored row means a status lookup accepted the number: serve it even if the
         # directory's (partly unverified) patterns do not know the format.

@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from permitapi.account.service import Principal
 from permitapi.errors import PROBLEM_CONTENT_TYPE, NotFound
-from permitapi.permit import identity, resource, resource_repository
+from permitapi.permit import identity, repository, resource
 from permitapi.permit.models import PermitRecord
 from permitapi.permit.resolution import resolve_permit
 from permitapi.permit.resource_schemas import (
@@ -105,7 +105,7 @@ async def get_permit(
     _sandbox_refused(principal, "canonical permit resources")
 
     async def read(session: AsyncSession) -> PermitResource:
-        row = await resource_repository.get_by_id(session, str(permit_id))
+        row = await repository.get_by_id(session, str(permit_id))
         if row is None or not row.snapshot:
             raise NotFound(
                 f"No stored representation of permit {permit_id}. Resolve the number "
