@@ -26,3 +26,7 @@ async def test_openapi_documents_resource_endpoints(client: httpx.AsyncClient) -
             assert "application/problem+json" in responses[status]["content"], (path, status)
             assert "application/json" not in responses[status]["content"]
     assert "/api/v1/jurisdictions/coverage" in paths
+    for name in ("PermitResource", "InspectionsResponse", "ConditionsResponse", "HistoryResponse"):
+        freshness = components[name]["properties"]["data_freshness"]
+        assert freshness["$ref"].endswith("/DataFreshness"), name
+        assert "data_freshness" in components[name]["required"], name

@@ -15,8 +15,9 @@ from pydantic import Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from permitapi.account.service import Principal
+from permitapi.context import AppContext
 from permitapi.errors import PROBLEM_CONTENT_TYPE, NotFound
-from permitapi.permit import identity, repository, resource
+from permitapi.permit import identity, presenter, repository, resource
 from permitapi.permit.models import PermitRecord
 from permitapi.permit.resolution import resolve_permit
 from permitapi.permit.resource_schemas import (
@@ -28,6 +29,7 @@ from permitapi.permit.resource_schemas import (
     Resolution,
     ResolutionRequest,
 )
+from permitapi.permit.schemas import DataFreshness
 from permitapi.sources.registry import Directory
 from permitapi.web.deps import Authenticated, Ctx
 from permitapi.web.metered import metered_read
@@ -63,6 +65,15 @@ JurisdictionParam = Annotated[
         "was looked up before in exactly one jurisdiction",
     ),
 ]
+
+
+def _freshness(ctx: AppContext, principal: Principal, row: PermitRecord) -> DataFreshness:
+    """The status record's `data_freshness` (one builder, presenter) for a stored read."""
+    return DataFreshness(
+        **presenter.stored_freshness(
+            row, now=ctx.clock.now(), refresh_available=principal.plan.force_refresh
+        )
+    )
 
 
 def _sandbox_refused(principal: Principal, what: str) -> None:
@@ -112,7 +123,7 @@ async def get_permit(
                 "(POST /api/v1/permit-resolutions) and look its status up first.",
                 code="permit_not_found",
             )
-        return resource.canonical_resource(ctx.directory, row)
+        return resource.canonical_resource(ctx.directory, row, _freshness(ctx, principal, row))
 
     return await metered_read(request, ctx, principal, read)
 
@@ -153,7 +164,7 @@ async def get_inspections(
 
     async def read(session: AsyncSession) -> InspectionsResponse:
         row = await _stored(session, ctx.directory, permit_number, jurisdiction, "inspections")
-        return resource.inspections_view(ctx.directory, row)
+        return resource.inspections_view(ctx.directory, row, _freshness(ctx, principal, row))
 
     return await metered_read(request, ctx, principal, read)
 
@@ -177,7 +188,7 @@ async def get_conditions(
 
     async def read(session: AsyncSession) -> ConditionsResponse:
         row = await _stored(session, ctx.directory, permit_number, jurisdiction, "conditions")
-        return resource.conditions_view(row)
+        return resource.conditions_view(row, _freshness(ctx, principal, row))
 
     return await metered_read(request, ctx, principal, read)
 
@@ -200,6 +211,6 @@ async def get_history(
 
     async def read(session: AsyncSession) -> HistoryResponse:
         row = await _stored(session, ctx.directory, permit_number, jurisdiction, "history")
-        return resource.history_view(row)
+        return resource.history_view(row, _freshness(ctx, principal, row))
 
     return await metered_read(request, ctx, principal, read)
