@@ -11,7 +11,6 @@ import uuid
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
-from pydantic import Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from permitapi.account.service import Principal
@@ -21,7 +20,6 @@ from permitapi.permit import identity, presenter, repository, resource
 from permitapi.permit.models import PermitRecord
 from permitapi.permit.resolution import resolve_permit
 from permitapi.permit.resource_schemas import (
-    Candidate,
     ConditionsResponse,
     HistoryResponse,
     InspectionsResponse,
@@ -29,30 +27,23 @@ from permitapi.permit.resource_schemas import (
     Resolution,
     ResolutionRequest,
 )
-from permitapi.permit.schemas import DataFreshness
+from permitapi.permit.schemas import DataFreshness, MultipleJurisdictionsProblem
 from permitapi.sources.registry import Directory
 from permitapi.web.deps import Authenticated, Ctx
 from permitapi.web.metered import metered_read
-from permitapi.web.openapi import Problem, problem_responses
+from permitapi.web.openapi import problem_responses
 
 router = APIRouter(tags=["permits"])
-
-
-class AmbiguousProblem(Problem):
-    """300 multiple_jurisdictions: every candidate, strongest first."""
-
-    candidates: list[Candidate]
-    example: str | None = Field(
-        default=None, description="A path that resolves the first candidate (detail endpoints)"
-    )
 
 
 _AMBIGUOUS: dict[int | str, dict[str, Any]] = {
     300: {
         "description": "Ambiguous number: ranked candidates, each with the permit_id it yields",
-        "model": AmbiguousProblem,
+        "model": MultipleJurisdictionsProblem,
         "content": {
-            PROBLEM_CONTENT_TYPE: {"schema": {"$ref": "#/components/schemas/AmbiguousProblem"}}
+            PROBLEM_CONTENT_TYPE: {
+                "schema": {"$ref": "#/components/schemas/MultipleJurisdictionsProblem"}
+            }
         },
     }
 }

@@ -40,17 +40,6 @@ class Resolution(BaseModel):
     )
 
 
-class Candidate(BaseModel):
-    """One jurisdiction an ambiguous number could belong to (in 300 problem bodies)."""
-
-    slug: str
-    display_name: str
-    confidence: str
-    reason: str
-    permit_number: str
-    permit_id: str
-
-
 class Provenance(BaseModel):
     source_system: str = Field(description="Portal family the value was read from")
     observed_at: str = Field(description="When the representation holding it was fetched")
