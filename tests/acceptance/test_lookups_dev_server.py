@@ -89,6 +89,178 @@ def test_live_then_cached_with_meter(
     assert cached.headers["X-RateLimit-Remaining"] == str(25_000 - used(http, key))
 
 
+def jurisdiction_figures(http: httpx.Client, key: str, slug: str) -> dict[str, Any]:
+    """What the service reports about one jurisdiction: stats, analytics, its directory entry
+    and its coverage (none of these calls costs a credit)."""
+    headers = {"X-API-Key": key}
+    stats = http.get(f"/api/v1/jurisdictions/{slug}/stats", headers=headers)
+    analytics = http.get(f"/api/v1/jurisdictions/{slug}/analytics", headers=headers)
+    directory = http.get("/api/v1/jurisdictions", headers=headers)
+    coverage = http.get("/api/v1/jurisdictions/coverage")
+    for response in (stats, analytics, directory, coverage):
+        assert response.status_code == 200, response.text
+    (listed,) = [j for j in directory.json()["jurisdictions"] if j["slug"] == slug]
+    (covered,) = [j for j in coverage.json()["jurisdictions"] if j["slug"] == slug]
+    return {
+        "stats": stats.json(),
+        "analytics": analytics.json(),
+        "listed": listed,
+        "coverage": {f["field"]: f for f in covered["field_coverage"]},
+        "observations": covered["data_release"]["sample_size"],
+    }
+
+
+# Resource fields and the coverage field each is recorded under.
+_RESOURCE_FIELDS = {
+    "status": ("status",),
+    "permit_type": ("permit_type",),
+    "address": ("address",),
+    "work_description": ("work_description",),
+    "valuation": ("valuation",),
+    "applied_date": ("dates", "applied"),
+    "issued_date": ("dates", "issued"),
+    "finaled_date": ("dates", "finaled"),
+    "expires_date": ("dates", "expires"),
+    "status_date": ("dates", "status_date"),
+}
+
+
+def _field(resource: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
+    for name in path:
+        resource = resource[name]
+    return resource
+
+
+def test_lookups_feed_stats_analytics_coverage_and_the_stored_reads(
+    accounts: dict[str, dict[str, str]], http: httpx.Client
+) -> None:
+    """Fresh simulator permits looked up through the service move the jurisdiction's stats,
+    analytics, directory count and coverage by exactly what they contain, and the canonical
+    resource, inspections, conditions and history read back what the lookup stored."""
+    key = accounts["pro"]["live_key"]
+    headers = {"X-API-Key": key}
+    permit_type = f"Acceptance-{random.randrange(10**9)}"
+    details = {
+        "inspections": [
+            {"type": "Foundation", "date": "1901-02-20", "result": "Approved",
+             "inspector": "J. Ortiz"},
+            {"type": "Framing", "date": "1901-02-27", "result": "Corrections Issued",
+             "inspector": "K. Lee"},
+        ],
+        "pending_inspections": [{"type": "Drywall", "date": "1901-03-10"}],
+        "conditions": [
+            {"name": "Fire clearance", "status": "Required", "group": "Clearances"},
+            {"name": "Soils report", "status": "Required"},
+        ],
+        "timeline": [
+            {"status": "Submitted", "changed_at": "1901-01-01"},
+            {"status": "Issued", "changed_at": "1901-02-15"},
+        ],
+    }  # fmt: skip
+    changes = [
+        {"applied_date": "1901-01-01", "issued_date": "1901-02-15", **details},
+        {"applied_date": "1901-01-05", "issued_date": "1901-03-01"},
+        {"applied_date": "1901-01-10", "issued_date": "1901-04-01", "finaled_date": "1901-06-01",
+         "raw_status": "Permit Finaled",
+         "timeline": [{"status": "Permit Finaled", "changed_at": "1901-06-01"}]},
+    ]  # fmt: skip
+    numbers = [fresh_permit(http, "ladbs") for _ in changes]
+    truths = []
+    for number, change in zip(numbers, changes, strict=True):
+        updated = http.put(
+            f"{SIM}/permits/ladbs/{number}", json={"permit_type": permit_type, **change}
+        )
+        assert updated.status_code == 200, updated.text
+        truths.append(http.get(f"{SIM}/permits/ladbs/{number}").json())
+
+    before, used_before = jurisdiction_figures(http, key, "ladbs"), used(http, key)
+    records = [status(http, number, key).json() for number in numbers]
+    assert [r["source"] for r in records] == ["live_scrape"] * 3, records
+    assert [r["status_phase"] for r in records] == ["active", "active", "closed"]
+    after = jurisdiction_figures(http, key, "ladbs")
+
+    # Stats, the directory and analytics: two more active permits (the finaled one is not),
+    # three more of the new type, three more processing intervals, the earliest date moved.
+    active = before["stats"]["active_permits_count"] + 2
+    assert after["stats"]["active_permits_count"] == active
+    assert after["listed"]["active_permits_count"] == active
+    assert before["listed"]["active_permits_count"] == before["stats"]["active_permits_count"]
+    analytics, earlier = after["analytics"], before["analytics"]
+    assert analytics["permit_count"] == earlier["permit_count"] + 3
+    assert analytics["permits_by_type"][permit_type] == 3
+    assert permit_type not in earlier["permits_by_type"]
+    assert analytics["sample_size"] == earlier["sample_size"] + 3
+    earliest = min(filter(None, [before["stats"]["date_range"]["earliest"], "1901-01-01"]))
+    assert after["stats"]["date_range"]["earliest"] == earliest
+    assert analytics["date_range"] == after["stats"]["date_range"]
+
+    # The canonical resource of each permit: the simulator's values, and the coverage
+    # observation each lookup recorded agrees with what the resource shows.
+    assert after["observations"] == before["observations"] + 3
+    present = dict.fromkeys([*_RESOURCE_FIELDS, "conditions"], 0)
+    for record, truth in zip(records, truths, strict=True):
+        resource = http.get(f"/api/v1/permits/{record['permit_id']}", headers=headers)
+        assert resource.status_code == 200, resource.text
+        body = resource.json()
+        assert (body["permit_number"], body["jurisdiction"]) == (truth["permit_number"], "ladbs")
+        assert body["status"]["raw_value"] == truth["raw_status"]
+        for name in ("permit_type", "address", "work_description"):
+            assert body[name]["value"] == truth[name], name
+        for name in ("applied", "issued", "finaled"):
+            assert body["dates"][name]["value"] == truth[f"{name}_date"], name
+        assert body["conditions"]["count"] == len(truth["conditions"] or [])
+        for name, path in _RESOURCE_FIELDS.items():
+            present[name] += _field(body, path)["provenance"]["availability"] == "available"
+        present["conditions"] += body["conditions"]["observed"]
+    for name, count in present.items():
+        field, earlier_field = after["coverage"][name], before["coverage"][name]
+        assert field["sample_size"] == earlier_field["sample_size"] + 3, name
+        assert field["records_present"] == earlier_field["records_present"] + count, name
+    assert present["permit_type"] == present["applied_date"] == present["issued_date"] == 3
+    assert present["finaled_date"] == 1
+
+    # Inspections, conditions and history of the detailed permit, and the data_freshness of
+    # every stored read: the status record's (a cached lookup of the same row).
+    number, truth = numbers[0], truths[0]
+    cached = status(http, number, key).json()
+    assert cached["source"] == "cached"
+    reads = {
+        kind: http.get(f"/api/v1/permits/{number}/{kind}", headers=headers)
+        for kind in ("inspections", "conditions", "history")
+    }
+    reads["resource"] = http.get(f"/api/v1/permits/{records[0]['permit_id']}", headers=headers)
+    for kind, response in reads.items():
+        assert response.status_code == 200, (kind, response.text)
+        freshness = response.json()["data_freshness"]
+        assert freshness["age_seconds"] >= cached["data_freshness"]["age_seconds"], kind
+        assert {**freshness, "age_seconds": 0} == {**cached["data_freshness"], "age_seconds": 0}
+    inspections = reads["inspections"].json()
+
+    def key_of(item: dict[str, Any]) -> tuple[str, str | None]:
+        return item["type"], item["date"]
+
+    assert sorted(inspections["inspections"], key=key_of) == sorted(
+        truth["inspections"], key=key_of
+    )
+    assert inspections["pending"] == truth["pending_inspections"]
+    assert inspections["pass_rate"] == 0.5  # LADBS: Approved passes, Corrections Issued fails
+    conditions = reads["conditions"].json()
+    assert [(c["name"], c["status"], c["group"]) for c in conditions["items"]] == [
+        (c["name"], c["status"], c["group"]) for c in truth["conditions"]
+    ]
+    assert conditions["summary"] == {"total": 2, "required": 2, "met": 0}
+    history = reads["history"].json()
+    assert [(e["status"], e["changed_at"]) for e in history["timeline"]] == [
+        (e["status"], e["changed_at"]) for e in truth["timeline"]
+    ]
+    # Meter: 1 credit per status lookup (3 live, 1 cached) and per stored read (3 resources,
+    # then the first permit's resource and 3 details); stats, analytics, the directory and
+    # coverage cost nothing.
+    assert used(http, key) - used_before == 4 + 7
+    jurisdiction_figures(http, key, "ladbs")
+    assert used(http, key) - used_before == 4 + 7
+
+
 def test_fifty_concurrent_misses_make_one_fetch(
     accounts: dict[str, dict[str, str]],
     http: httpx.Client,

@@ -1,4 +1,4 @@
-"""Keys, meters and problem checks shared by the permit resource tests."""
+"""Keys and meters shared by the permit tests."""
 
 from __future__ import annotations
 
@@ -30,3 +30,11 @@ async def lookup_credits_used(ctx: AppContext, principal: accounts.Principal) ->
     async with ctx.sessionmaker() as session:
         state = await usage.meter_state(session, principal, Meter.LOOKUP, ctx.clock.now())
     return state.used
+
+
+async def used(ctx: AppContext, raw_key: str) -> int:
+    """Lookup credits used this month by the account of `raw_key`."""
+    async with ctx.sessionmaker() as session:
+        principal = await accounts.resolve_key(session, raw_key)
+        assert principal is not None
+        return (await usage.meter_state(session, principal, Meter.LOOKUP, ctx.clock.now())).used

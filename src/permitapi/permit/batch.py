@@ -17,12 +17,12 @@ from permitapi.account.service import Principal
 from permitapi.context import AppContext
 from permitapi.errors import ApiError, BadRequest
 from permitapi.permit import repository as permits
+from permitapi.permit.identity import check_number
 from permitapi.permit.lookup import (
     ItemOutcome,
     Plan,
     StatusQuery,
     Target,
-    check_permit_number,
     plan_item,
     quick_target,
     settle_fetch,
@@ -34,7 +34,7 @@ from permitapi.usage import service as usage
 
 def _quick_target_or_none(ctx: AppContext, raw: str) -> Target | None:
     try:
-        return quick_target(ctx, StatusQuery(check_permit_number(raw)))
+        return quick_target(ctx, StatusQuery(check_number(raw)))
     except BadRequest:
         return None
 
@@ -104,7 +104,7 @@ async def batch_status(
         )
         for raw in numbers:
             try:
-                number = check_permit_number(raw)
+                number = check_number(raw)
                 plans.append(
                     await plan_item(
                         session,

@@ -9,6 +9,7 @@ candidates, each carrying the permit_id it would produce) or unsupported (404).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import quote
@@ -16,7 +17,7 @@ from urllib.parse import quote
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from permitapi.errors import BadRequest, MultipleChoices, NotFound, invalid_parameter
-from permitapi.permit import resource_repository
+from permitapi.permit import repository
 from permitapi.permit.models import PermitRecord
 from permitapi.sources import detect
 from permitapi.sources.registry import Directory, Jurisdiction
@@ -24,6 +25,7 @@ from permitapi.sources.registry import Directory, Jurisdiction
 API_PREFIX = "/api/v1"
 How = Literal["explicit", "detected", "previously_looked_up"]
 MAX_NUMBER_LENGTH = 64
+LOOKED_UP_BEFORE = "this number was looked up here before"
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,59 +86,82 @@ def identity_of(jurisdiction: Jurisdiction, normalized: str, how: How) -> Identi
     )
 
 
-def _candidate(identity: Identity, confidence: str, reason: str) -> dict[str, str]:
+def candidate(found: detect.Candidate) -> dict[str, str]:
+    """One jurisdiction an ambiguous (or unsupported) number could belong to, in the same shape
+    in every 300 and 404 body (status lookups, resolutions, detail endpoints): the canonical
+    permit_id that choice produces included."""
     return {
-        "slug": identity.jurisdiction.slug,
-        "display_name": identity.jurisdiction.display_name,
-        "confidence": confidence,
-        "reason": reason,
-        "permit_number": identity.permit_number,
-        "permit_id": identity.permit_id,
+        "slug": found.slug,
+        "display_name": found.display_name,
+        "confidence": str(found.confidence),
+        "reason": found.reason,
+        "permit_number": found.normalized_number,
+        "permit_id": str(detect.permit_id(found.slug, found.normalized_number)),
     }
+
+
+def multiple_jurisdictions(
+    raw: str, candidates: Sequence[detect.Candidate], *, example_tail: str | None
+) -> MultipleChoices:
+    """300: every candidate, in the given (ranked) order; `example` repeats the request path
+    (`/permits/<number>/<example_tail>`) with the first candidate's jurisdiction."""
+    extra: dict[str, object] = {
+        "permit_number": raw,
+        "candidates": [candidate(c) for c in candidates],
+    }
+    if example_tail is not None:
+        extra["example"] = permit_path(raw, example_tail, candidates[0].slug)
+    return MultipleChoices(
+        f"Permit number '{raw}' matches {len(candidates)} jurisdictions; repeat the request "
+        "with one of them as the jurisdiction parameter.",
+        extra=extra,
+    )
+
+
+def not_supported(raw: str, hints: Sequence[detect.Candidate] = ()) -> NotFound:
+    """404: no jurisdiction's published format fits. `hints` are confidence-`none` candidates
+    (portals issuing numbers of a similar shape), listed but never chosen."""
+    extra = {"candidates": [candidate(c) for c in hints]} if hints else {}
+    return NotFound(
+        f"No supported jurisdiction uses a permit number like '{raw}'. "
+        "Pass the jurisdiction parameter if you know it.",
+        code="jurisdiction_not_supported",
+        extra=extra,
+    )
 
 
 @dataclass(slots=True)
 class _Findings:
-    detected: list[detect.Candidate]
+    detected: list[detect.Candidate]  # strong and weak
+    hints: list[detect.Candidate]  # confidence `none`: never an answer
     stored: list[PermitRecord]  # rows with a representation this number normalises to
 
 
 async def _find(session: AsyncSession, directory: Directory, number: str) -> _Findings:
-    # `none` candidates are only hints (no published format matches): never an answer.
-    detected = [c for c in detect.detect(directory, number) if c.confidence != "none"]
+    found = detect.detect(directory, number)
+    detected = [c for c in found if c.confidence != "none"]
     forms = {j.slug: detect.normalize_number(j, number) for j in directory}
-    rows = await resource_repository.with_numbers(session, set(forms.values()))
+    rows = await repository.with_numbers(session, set(forms.values()))
     stored = [r for r in rows if forms.get(r.jurisdiction) == r.permit_number and r.snapshot]
     rank = {c.slug: i for i, c in enumerate(detected)}
     stored.sort(key=lambda r: (rank.get(r.jurisdiction, len(rank)), r.jurisdiction))
-    return _Findings(detected, stored)
+    return _Findings(detected, [c for c in found if c.confidence == "none"], stored)
 
 
 def _ambiguous(
     directory: Directory, number: str, findings: _Findings, example_tail: str | None
 ) -> MultipleChoices:
-    candidates: list[dict[str, str]] = []
-    for row in findings.stored:
-        jurisdiction = directory.get(row.jurisdiction)
-        if jurisdiction is not None:
-            identity = identity_of(jurisdiction, row.permit_number, "previously_looked_up")
-            candidates.append(
-                _candidate(identity, "strong", "this number was looked up here before")
-            )
-    seen = {c["slug"] for c in candidates}
-    for found in findings.detected:
-        jurisdiction = directory.get(found.slug)
-        if jurisdiction is not None and found.slug not in seen:
-            identity = identity_of(jurisdiction, found.normalized_number, "detected")
-            candidates.append(_candidate(identity, str(found.confidence), found.reason))
-    extra: dict[str, object] = {"candidates": candidates}
-    if example_tail is not None:
-        first = candidates[0]
-        extra["example"] = permit_path(first["permit_number"], example_tail, first["slug"])
-    return MultipleChoices(
-        f"'{number}' matches {len(candidates)} jurisdictions; pass `jurisdiction` to choose.",
-        extra=extra,
-    )
+    """Stored jurisdictions first (previously looked up), then the detected ones."""
+    candidates = [
+        detect.Candidate(
+            j.slug, j.display_name, detect.Confidence.STRONG, LOOKED_UP_BEFORE, row.permit_number
+        )
+        for row in findings.stored
+        if (j := directory.get(row.jurisdiction)) is not None
+    ]
+    seen = {c.slug for c in candidates}
+    candidates += [c for c in findings.detected if c.slug not in seen]
+    return multiple_jurisdictions(number, candidates, example_tail=example_tail)
 
 
 async def resolve(
@@ -156,7 +181,7 @@ async def resolve(
     if jurisdiction_slug is not None:
         jurisdiction = explicit_jurisdiction(directory, jurisdiction_slug)
         normalized = detect.normalize_number(jurisdiction, number)
-        row = await resource_repository.get_by_identity(session, jurisdiction.slug, normalized)
+        row = await repository.get_by_identity(session, jurisdiction.slug, normalized)
         row = row if row is not None and row.snapshot else None
         # A stored row means a status lookup accepted the number: serve it even if the
         # directory's (partly unverified) patterns do not know the format.
@@ -182,10 +207,7 @@ async def resolve(
         if detected_in is not None:
             return identity_of(detected_in, only.normalized_number, "detected"), None
     if not findings.stored and not findings.detected:
-        raise NotFound(
-            f"No supported jurisdiction uses a permit number like '{number}'.",
-            code="jurisdiction_not_supported",
-        )
+        raise not_supported(number, findings.hints)
     raise _ambiguous(directory, number, findings, example_tail)
 
 

@@ -14,7 +14,6 @@ import functools
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
-from urllib.parse import quote
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -23,9 +22,7 @@ from permitapi.account.service import Principal
 from permitapi.context import AppContext
 from permitapi.errors import (
     ApiError,
-    BadRequest,
     Forbidden,
-    MultipleChoices,
     NotFound,
     ServiceUnavailable,
     TooManyRequests,
@@ -33,14 +30,19 @@ from permitapi.errors import (
 from permitapi.operation import service as operations
 from permitapi.permit import hot_path, presenter
 from permitapi.permit import repository as permits
+from permitapi.permit.identity import (
+    LOOKED_UP_BEFORE,
+    check_number,
+    explicit_jurisdiction,
+    multiple_jurisdictions,
+    not_supported,
+)
 from permitapi.permit.metering import MeterTracker
 from permitapi.permit.refresh import RefreshOutcome, refresh
 from permitapi.sources.detect import Candidate, Confidence, detect, normalize_number
 from permitapi.sources.detect import parse_near as detect_near
 from permitapi.sources.registry import Directory, Jurisdiction
 from permitapi.usage import service as usage
-
-MAX_PERMIT_NUMBER_LENGTH = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,28 +85,6 @@ def parse_near(raw: str | None) -> tuple[float, float] | None:
     return detect_near(raw)
 
 
-def explicit_jurisdiction(directory: Directory, slug: str) -> Jurisdiction:
-    found = directory.get(slug) if slug.strip() else None
-    if found is None:
-        raise BadRequest(
-            f"Unknown jurisdiction '{slug}'. GET /api/v1/jurisdictions lists the slugs.",
-            code="invalid_jurisdiction",
-            extra={"parameter": "jurisdiction"},
-        )
-    return found
-
-
-def check_permit_number(raw: str) -> str:
-    number = raw.strip()
-    if not number or len(number) > MAX_PERMIT_NUMBER_LENGTH or not number.isprintable():
-        raise BadRequest(
-            f"A permit number is 1-{MAX_PERMIT_NUMBER_LENGTH} printable characters.",
-            code="invalid_permit_number",
-            extra={"parameter": "permit_number"},
-        )
-    return number
-
-
 async def check_force_refresh(ctx: AppContext, principal: Principal) -> None:
     """force_refresh needs a paid plan, and at most FORCE_REFRESH_PER_HOUR an hour per key."""
     if not principal.plan.force_refresh:
@@ -142,48 +122,6 @@ def choose(candidates: list[Candidate]) -> Candidate | None:
     return None
 
 
-def example_path(raw: str, slug: str) -> str:
-    return f"/api/v1/permits/{quote(raw, safe='')}/status?jurisdiction={quote(slug, safe=':')}"
-
-
-def multiple_jurisdictions(raw: str, candidates: list[Candidate]) -> MultipleChoices:
-    return MultipleChoices(
-        f"Permit number '{raw}' matches {len(candidates)} jurisdictions; "
-        "repeat the request with one of them as the jurisdiction parameter.",
-        extra={
-            "permit_number": raw,
-            "candidates": [
-                {
-                    "slug": c.slug,
-                    "display_name": c.display_name,
-                    "confidence": c.confidence,
-                    "reason": c.reason,
-                }
-                for c in candidates
-            ],
-            "example": example_path(raw, candidates[0].slug),
-        },
-    )
-
-
-def not_supported(raw: str, hints: list[Candidate] | None = None) -> NotFound:
-    """404: no jurisdiction's published format fits. `hints` are confidence-`none` candidates
-    (portals issuing numbers of a similar shape), listed but never chosen."""
-    extra = {}
-    if hints:
-        extra["candidates"] = [
-            {"slug": c.slug, "display_name": c.display_name, "confidence": c.confidence,
-             "reason": c.reason}
-            for c in hints
-        ]  # fmt: skip
-    return NotFound(
-        f"No supported jurisdiction uses a permit number like '{raw}'. "
-        "Pass the jurisdiction parameter if you know it.",
-        code="jurisdiction_not_supported",
-        extra=extra,
-    )
-
-
 async def _resolve_held(
     session: AsyncSession, directory: Directory, raw: str, candidates: list[Candidate]
 ) -> tuple[Target | None, list[Candidate]]:
@@ -191,18 +129,21 @@ async def _resolve_held(
     was looked up before. Returns the target, or the candidates to offer: previously looked-up
     jurisdictions first, then the detected ones."""
     forms = {j.slug: normalize_number(j, raw) for j in directory}
+    rank = {c.slug: i for i, c in enumerate(candidates)}
     held = sorted(
-        slug
-        for slug, number in await permits.holding_number(session, sorted(set(forms.values())))
-        if forms.get(slug) == number
+        (
+            slug
+            for slug, number in await permits.holding_number(session, sorted(set(forms.values())))
+            if forms.get(slug) == number
+        ),
+        key=lambda slug: (rank.get(slug, len(rank)), slug),
     )
     if len(held) == 1:
         jurisdiction = directory.get(held[0])
         if jurisdiction is not None:
             return Target(jurisdiction, forms[held[0]]), candidates
     looked_up = [
-        Candidate(j.slug, j.display_name, Confidence.STRONG,
-                  "this number was looked up here before", forms[j.slug])
+        Candidate(j.slug, j.display_name, Confidence.STRONG, LOOKED_UP_BEFORE, forms[j.slug])
         for slug in held
         if (j := directory.get(slug)) is not None
     ]  # fmt: skip
@@ -260,7 +201,7 @@ async def plan_item(
             )
     if target is None:
         error = (
-            multiple_jurisdictions(query.permit_number, candidates)
+            multiple_jurisdictions(query.permit_number, candidates, example_tail="status")
             if any(c.confidence != "none" for c in candidates)
             else not_supported(query.permit_number, candidates)
         )
@@ -372,7 +313,7 @@ async def lookup_status(
 ) -> ItemOutcome:
     """One status lookup for a live key. Raises ApiError for refusals made before any credit
     is reserved (validation, entitlement, limits); returns the outcome otherwise."""
-    check_permit_number(query.permit_number)
+    check_number(query.permit_number)
     if query.jurisdiction is not None:
         explicit_jurisdiction(ctx.directory, query.jurisdiction)
     if query.force_refresh:

@@ -1,4 +1,8 @@
-"""The permit status record and its `data_freshness`, built from a stored row.
+"""The permit status record and `data_freshness`, built from a stored row.
+
+`freshness` is the one builder of `data_freshness`: the status record (GET status, batch,
+operation results) and the stored reads (canonical resource, inspections, conditions, history)
+all take theirs from it.
 
 `status_phase` condenses the normalised status into five phases (docs/decisions.md):
 
@@ -14,10 +18,11 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from permitapi.account.plans import CACHE_LIFETIME
 from permitapi.kit.clock import isoformat_z
+from permitapi.permit.refresh import NOT_FOUND
 from permitapi.permit.repository import CachedPermit
 from permitapi.sources.base import NormalizedStatus
 from permitapi.sources.registry import Directory
@@ -55,21 +60,37 @@ def display_status(raw: str | None) -> str:
     return re.sub(r"\s+", " ", (raw or "").replace("\xa0", " ")).strip()
 
 
-def is_fresh(row: CachedPermit, now: datetime) -> bool:
+class Fetches(Protocol):
+    """What `data_freshness` needs of a permits row: a `CachedPermit` or a `PermitRecord`."""
+
+    @property
+    def fetched_at(self) -> datetime | None: ...
+    @property
+    def last_attempted_at(self) -> datetime | None: ...
+    @property
+    def last_failure_reason(self) -> str | None: ...
+
+
+def is_fresh(row: Fetches, now: datetime) -> bool:
     return row.fetched_at is not None and now - row.fetched_at < CACHE_LIFETIME
 
 
-def in_failure_backoff(row: CachedPermit, now: datetime) -> bool:
+def last_refresh_failed(row: Fetches) -> bool:
+    """The latest refresh attempt failed on the portal's side (a stale_reason is recorded); a
+    portal-confirmed missing permit is not a failure."""
+    return row.last_failure_reason is not None and row.last_failure_reason != NOT_FOUND
+
+
+def in_failure_backoff(row: Fetches, now: datetime) -> bool:
     return (
-        row.last_failure_reason is not None
-        and row.last_failure_reason != "not_found"
+        last_refresh_failed(row)
         and row.last_attempted_at is not None
         and now - row.last_attempted_at < FAILED_REFRESH_BACKOFF
     )
 
 
 def freshness(
-    row: CachedPermit,
+    row: Fetches,
     *,
     source: Source,
     now: datetime,
@@ -83,7 +104,8 @@ def freshness(
         # The next ordinary lookup retries the portal once the failure backoff is over.
         next_refresh = max(attempted + FAILED_REFRESH_BACKOFF, now)
     else:
-        next_refresh = fetched_at + CACHE_LIFETIME
+        # Never in the past: a stored read of an expired copy is refreshed by the next lookup.
+        next_refresh = max(fetched_at + CACHE_LIFETIME, now)
     return {
         "age_seconds": max(0, int((now - fetched_at).total_seconds())),
         "cached": source != "live_scrape",
@@ -95,6 +117,22 @@ def freshness(
         "stale_reason": stale_reason if source == "stale_cache" else None,
         "next_refresh_at": isoformat_z(next_refresh),
     }
+
+
+def stored_freshness(row: Fetches, *, now: datetime, refresh_available: bool) -> dict[str, Any]:
+    """`data_freshness` of an answer read from the stored representation without asking the
+    portal (canonical resource, inspections, conditions, history): what a status lookup would
+    report at this moment if it answered from the store. `cached` is always true; `is_stale`
+    when the copy has expired and the latest refresh attempt failed (its stale_reason)."""
+    if not is_fresh(row, now) and last_refresh_failed(row):
+        return freshness(
+            row,
+            source="stale_cache",
+            now=now,
+            refresh_available=refresh_available,
+            stale_reason=row.last_failure_reason,
+        )
+    return freshness(row, source="cached", now=now, refresh_available=refresh_available)
 
 
 def status_record(

@@ -44,6 +44,7 @@ log = logging.getLogger("permitapi.permit.refresh")
 
 WAIT_POLL_SECONDS = 0.05
 DEFAULT_RETRY_AFTER = 30
+# last_failure_reason when the portal confirmed the permit missing (not an outage).
 NOT_FOUND = "not_found"
 
 # RetryLater.reason -> the stale_reason answered to clients.

@@ -1,7 +1,10 @@
-"""SQL for the permits table (latest representation per permit identity)."""
+"""SQL for the permits table (latest representation per permit identity): every read and write
+of a permits row goes through here (status lookups, refreshes, resolutions, the canonical
+resource and the detail endpoints)."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -13,27 +16,36 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from permitapi.permit.models import PermitRecord
 
 
+def _identity(jurisdiction: str, permit_number: str) -> Any:
+    return and_(
+        PermitRecord.jurisdiction == jurisdiction, PermitRecord.permit_number == permit_number
+    )
+
+
+# -- stored representations (resolutions, the canonical resource, the detail endpoints) ------
+
+
 async def get_by_id(session: AsyncSession, permit_id: str) -> PermitRecord | None:
-    return await session.get(PermitRecord, permit_id)
+    result = await session.execute(select(PermitRecord).where(PermitRecord.permit_id == permit_id))
+    return result.scalar_one_or_none()
 
 
 async def get_by_identity(
     session: AsyncSession, jurisdiction: str, permit_number: str
 ) -> PermitRecord | None:
     result = await session.execute(
-        select(PermitRecord).where(
-            PermitRecord.jurisdiction == jurisdiction,
-            PermitRecord.permit_number == permit_number,
-        )
+        select(PermitRecord).where(_identity(jurisdiction, permit_number))
     )
     return result.scalar_one_or_none()
 
 
-async def jurisdictions_holding(session: AsyncSession, permit_number: str) -> list[str]:
-    """Jurisdictions where this normalised number was looked up before (rule 7 of status)."""
+async def with_numbers(session: AsyncSession, numbers: Collection[str]) -> list[PermitRecord]:
+    """Rows holding any of these normalised numbers, in any jurisdiction."""
+    if not numbers:
+        return []
     result = await session.execute(
-        select(PermitRecord.jurisdiction)
-        .where(PermitRecord.permit_number == permit_number)
+        select(PermitRecord)
+        .where(PermitRecord.permit_number.in_(sorted(numbers)))
         .order_by(PermitRecord.jurisdiction)
     )
     return list(result.scalars())
@@ -75,12 +87,6 @@ _CACHED_COLUMNS = (
     PermitRecord.last_failure_reason,
     PermitRecord.snapshot.is_not(None),
 )
-
-
-def _identity(jurisdiction: str, permit_number: str) -> Any:
-    return and_(
-        PermitRecord.jurisdiction == jurisdiction, PermitRecord.permit_number == permit_number
-    )
 
 
 async def read_cached(

@@ -35,6 +35,7 @@ from permitapi.permit.resource_schemas import (
     TimelineEntry,
     WorkflowItem,
 )
+from permitapi.permit.schemas import DataFreshness
 from permitapi.sources.base import NormalizedStatus, PermitSnapshot
 from permitapi.sources.registry import Directory
 
@@ -120,7 +121,9 @@ def _display(directory: Directory, slug: str) -> str:
     return jurisdiction.display_name if jurisdiction else slug
 
 
-def canonical_resource(directory: Directory, record: PermitRecord) -> PermitResource:
+def canonical_resource(
+    directory: Directory, record: PermitRecord, freshness: DataFreshness
+) -> PermitResource:
     snapshot = snapshot_of(record)
     shaper = _Shaper(record, snapshot, _source_system(directory, record))
     number, slug = record.permit_number, record.jurisdiction
@@ -155,10 +158,13 @@ def canonical_resource(directory: Directory, record: PermitRecord) -> PermitReso
             conditions=conditions_href,
             history=permit_path(number, "history", slug),
         ),
+        data_freshness=freshness,
     )
 
 
-def inspections_view(directory: Directory, record: PermitRecord) -> InspectionsResponse:
+def inspections_view(
+    directory: Directory, record: PermitRecord, freshness: DataFreshness
+) -> InspectionsResponse:
     snapshot = snapshot_of(record)
     done = snapshot.inspections or []
     return InspectionsResponse(
@@ -179,10 +185,11 @@ def inspections_view(directory: Directory, record: PermitRecord) -> InspectionsR
         pass_rate=inspection_results.pass_rate(
             [i.result for i in done], _source_system(directory, record)
         ),
+        data_freshness=freshness,
     )
 
 
-def conditions_view(record: PermitRecord) -> ConditionsResponse:
+def conditions_view(record: PermitRecord, freshness: DataFreshness) -> ConditionsResponse:
     snapshot = snapshot_of(record)
     conditions = snapshot.conditions or []
     groups: OrderedDict[str, list[int]] = OrderedDict()
@@ -204,10 +211,11 @@ def conditions_view(record: PermitRecord) -> ConditionsResponse:
             ConditionItem(name=c.name, status=c.status, stage=c.stage, group=c.group)
             for c in conditions
         ],
+        data_freshness=freshness,
     )
 
 
-def history_view(record: PermitRecord) -> HistoryResponse:
+def history_view(record: PermitRecord, freshness: DataFreshness) -> HistoryResponse:
     snapshot = snapshot_of(record)
     return HistoryResponse(
         permit_number=record.permit_number,
@@ -229,4 +237,5 @@ def history_view(record: PermitRecord) -> HistoryResponse:
             WorkflowItem(name=t.name, status=t.status, completed_at=_moment(t.completed_at))
             for t in snapshot.workflow or []
         ],
+        data_freshness=freshness,
     )

@@ -11,16 +11,15 @@ import uuid
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
-from pydantic import Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from permitapi.account.service import Principal
+from permitapi.context import AppContext
 from permitapi.errors import PROBLEM_CONTENT_TYPE, NotFound
-from permitapi.permit import identity, resource, resource_repository
+from permitapi.permit import identity, presenter, repository, resource
 from permitapi.permit.models import PermitRecord
 from permitapi.permit.resolution import resolve_permit
 from permitapi.permit.resource_schemas import (
-    Candidate,
     ConditionsResponse,
     HistoryResponse,
     InspectionsResponse,
@@ -28,29 +27,23 @@ from permitapi.permit.resource_schemas import (
     Resolution,
     ResolutionRequest,
 )
+from permitapi.permit.schemas import DataFreshness, MultipleJurisdictionsProblem
 from permitapi.sources.registry import Directory
 from permitapi.web.deps import Authenticated, Ctx
 from permitapi.web.metered import metered_read
-from permitapi.web.openapi import Problem, problem_responses
+from permitapi.web.openapi import problem_responses
 
 router = APIRouter(tags=["permits"])
-
-
-class AmbiguousProblem(Problem):
-    """300 multiple_jurisdictions: every candidate, strongest first."""
-
-    candidates: list[Candidate]
-    example: str | None = Field(
-        default=None, description="A path that resolves the first candidate (detail endpoints)"
-    )
 
 
 _AMBIGUOUS: dict[int | str, dict[str, Any]] = {
     300: {
         "description": "Ambiguous number: ranked candidates, each with the permit_id it yields",
-        "model": AmbiguousProblem,
+        "model": MultipleJurisdictionsProblem,
         "content": {
-            PROBLEM_CONTENT_TYPE: {"schema": {"$ref": "#/components/schemas/AmbiguousProblem"}}
+            PROBLEM_CONTENT_TYPE: {
+                "schema": {"$ref": "#/components/schemas/MultipleJurisdictionsProblem"}
+            }
         },
     }
 }
@@ -63,6 +56,15 @@ JurisdictionParam = Annotated[
         "was looked up before in exactly one jurisdiction",
     ),
 ]
+
+
+def _freshness(ctx: AppContext, principal: Principal, row: PermitRecord) -> DataFreshness:
+    """The status record's `data_freshness` (one builder, presenter) for a stored read."""
+    return DataFreshness(
+        **presenter.stored_freshness(
+            row, now=ctx.clock.now(), refresh_available=principal.plan.force_refresh
+        )
+    )
 
 
 def _sandbox_refused(principal: Principal, what: str) -> None:
@@ -105,14 +107,14 @@ async def get_permit(
     _sandbox_refused(principal, "canonical permit resources")
 
     async def read(session: AsyncSession) -> PermitResource:
-        row = await resource_repository.get_by_id(session, str(permit_id))
+        row = await repository.get_by_id(session, str(permit_id))
         if row is None or not row.snapshot:
             raise NotFound(
                 f"No stored representation of permit {permit_id}. Resolve the number "
                 "(POST /api/v1/permit-resolutions) and look its status up first.",
                 code="permit_not_found",
             )
-        return resource.canonical_resource(ctx.directory, row)
+        return resource.canonical_resource(ctx.directory, row, _freshness(ctx, principal, row))
 
     return await metered_read(request, ctx, principal, read)
 
@@ -153,7 +155,7 @@ async def get_inspections(
 
     async def read(session: AsyncSession) -> InspectionsResponse:
         row = await _stored(session, ctx.directory, permit_number, jurisdiction, "inspections")
-        return resource.inspections_view(ctx.directory, row)
+        return resource.inspections_view(ctx.directory, row, _freshness(ctx, principal, row))
 
     return await metered_read(request, ctx, principal, read)
 
@@ -177,7 +179,7 @@ async def get_conditions(
 
     async def read(session: AsyncSession) -> ConditionsResponse:
         row = await _stored(session, ctx.directory, permit_number, jurisdiction, "conditions")
-        return resource.conditions_view(row)
+        return resource.conditions_view(row, _freshness(ctx, principal, row))
 
     return await metered_read(request, ctx, principal, read)
 
@@ -200,6 +202,6 @@ async def get_history(
 
     async def read(session: AsyncSession) -> HistoryResponse:
         row = await _stored(session, ctx.directory, permit_number, jurisdiction, "history")
-        return resource.history_view(row)
+        return resource.history_view(row, _freshness(ctx, principal, row))
 
     return await metered_read(request, ctx, principal, read)

@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_serializer
 
+from permitapi.permit.schemas import DataFreshness
+
 Availability = Literal["available", "not_observed"]
 
 
@@ -36,17 +38,6 @@ class Resolution(BaseModel):
         default=None,
         description="Present when resource_available is false; calling it creates the resource",
     )
-
-
-class Candidate(BaseModel):
-    """One jurisdiction an ambiguous number could belong to (in 300 problem bodies)."""
-
-    slug: str
-    display_name: str
-    confidence: str
-    reason: str
-    permit_number: str
-    permit_id: str
 
 
 class Provenance(BaseModel):
@@ -109,6 +100,9 @@ class PermitResource(BaseModel):
     dates: ResourceDates = Field(description="Date values are YYYY-MM-DD")
     conditions: ConditionsLink
     links: ResourceLinks
+    data_freshness: DataFreshness = Field(
+        description="As in the status record, for the stored representation this answer reads"
+    )
 
 
 class InspectionItem(BaseModel):
@@ -132,6 +126,9 @@ class InspectionsResponse(BaseModel):
     pending: list[PendingInspectionItem]
     pass_rate: float | None = Field(
         description="Passed / completed (passed + failed), 0..1, 3 decimals; null when none"
+    )
+    data_freshness: DataFreshness = Field(
+        description="As in the status record, for the stored representation this answer reads"
     )
 
 
@@ -165,6 +162,9 @@ class ConditionsResponse(BaseModel):
     summary: ConditionsSummary
     groups: list[ConditionGroup]
     items: list[ConditionItem]
+    data_freshness: DataFreshness = Field(
+        description="As in the status record, for the stored representation this answer reads"
+    )
 
 
 class TimelineEntry(BaseModel):
@@ -197,3 +197,6 @@ class HistoryResponse(BaseModel):
     observed_at: str
     timeline: list[TimelineEntry] = Field(description="In the order the portal publishes it")
     workflow: list[WorkflowItem]
+    data_freshness: DataFreshness = Field(
+        description="As in the status record, for the stored representation this answer reads"
+    )

@@ -25,16 +25,18 @@ from permitapi.context import AppContext
 from permitapi.errors import ApiError, BadRequest
 from permitapi.permit import presenter
 from permitapi.permit.batch import check_batch_size, shape
+from permitapi.permit.identity import (
+    check_number,
+    explicit_jurisdiction,
+    multiple_jurisdictions,
+    not_supported,
+)
 from permitapi.permit.lookup import (
     ItemOutcome,
     StatusQuery,
     Target,
     check_force_refresh,
-    check_permit_number,
     choose,
-    explicit_jurisdiction,
-    multiple_jurisdictions,
-    not_supported,
     permit_not_found,
 )
 from permitapi.permit.repository import CachedPermit
@@ -112,7 +114,7 @@ def _item(ctx: AppContext, principal: Principal, query: StatusQuery) -> ItemOutc
         if chosen is not None and detected is not None:
             error = permit_not_found(Target(detected, chosen.normalized_number))
         elif any(c.confidence != "none" for c in candidates):
-            error = multiple_jurisdictions(query.permit_number, candidates)
+            error = multiple_jurisdictions(query.permit_number, candidates, example_tail="status")
         else:
             error = not_supported(query.permit_number, candidates)
         return ItemOutcome("error", error=error)
@@ -127,7 +129,7 @@ def _item(ctx: AppContext, principal: Principal, query: StatusQuery) -> ItemOutc
 
 
 async def sandbox_status(ctx: AppContext, principal: Principal, query: StatusQuery) -> ItemOutcome:
-    check_permit_number(query.permit_number)
+    check_number(query.permit_number)
     if query.force_refresh:
         await check_force_refresh(ctx, principal)  # same entitlement as live; no fetch
     return _item(ctx, principal, query)
@@ -138,7 +140,7 @@ def sandbox_batch(ctx: AppContext, principal: Principal, numbers: list[str]) -> 
     items: list[ItemOutcome] = []
     for raw in numbers:
         try:
-            items.append(_item(ctx, principal, StatusQuery(check_permit_number(raw))))
+            items.append(_item(ctx, principal, StatusQuery(check_number(raw))))
         except BadRequest as exc:
             items.append(ItemOutcome("error", error=exc, consumed=False))
     return shape(numbers, items)

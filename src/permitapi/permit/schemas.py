@@ -46,18 +46,28 @@ class PermitStatus(BaseModel):
 
 
 class JurisdictionCandidate(BaseModel):
+    """One jurisdiction an ambiguous number could belong to (300 and 404 problem bodies of the
+    status, resolution and detail endpoints alike)."""
+
     slug: str
     display_name: str
     confidence: Literal["strong", "weak", "none"]
     reason: str
+    permit_number: str = Field(description="The number normalised for this jurisdiction")
+    permit_id: str = Field(description="The canonical permit_id this choice produces")
 
 
 class MultipleJurisdictionsProblem(Problem):
-    """HTTP 300: the number matches several jurisdictions (ranked strongest first)."""
+    """HTTP 300 multiple_jurisdictions: every candidate, ranked strongest first (previously
+    looked-up jurisdictions first); none are dropped."""
 
-    permit_number: str
+    permit_number: str = Field(description="The number as given")
     candidates: list[JurisdictionCandidate]
-    example: str = Field(description="A status path with the first candidate's jurisdiction")
+    example: str | None = Field(
+        default=None,
+        description="The request path with the first candidate's jurisdiction (status and "
+        "detail endpoints; absent for resolutions)",
+    )
 
 
 class BatchRequest(BaseModel):

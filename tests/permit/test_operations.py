@@ -9,7 +9,7 @@ from permitapi.context import AppContext
 from permitapi.event import repository as events
 from permitapi.sources.base import RetryLater
 from permitapi.worker.runner import Worker
-from tests.permits.conftest import used
+from tests.permit.helpers import used
 from tests.support.accounts import make_account
 from tests.support.fake_portal import FakePortal, snapshot
 

@@ -12,7 +12,7 @@ import pytest
 from permitapi.context import AppContext
 from permitapi.permit import hot_repository, lookup
 from permitapi.permit.hot_repository import ReserveAndRead
-from tests.permits.conftest import used
+from tests.permit.helpers import used
 from tests.support.accounts import make_account
 from tests.support.fake_portal import FakePortal, snapshot
 

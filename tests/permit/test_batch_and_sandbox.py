@@ -8,7 +8,7 @@ import httpx
 
 from permitapi.context import AppContext
 from permitapi.sources.base import RetryLater
-from tests.permits.conftest import used
+from tests.permit.helpers import used
 from tests.support.accounts import make_account
 from tests.support.fake_portal import FakePortal, snapshot
 

@@ -21,7 +21,7 @@ from permitapi.context import AppContext
 from permitapi.event import repository as events
 from permitapi.kit.clock import FrozenClock
 from permitapi.operation import repository as operations
-from tests.permits.conftest import used
+from tests.permit.helpers import used
 from tests.support.accounts import make_account
 from tests.support.cli import cli_env, permitapi_command
 

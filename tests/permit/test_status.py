@@ -9,8 +9,9 @@ import httpx
 
 from permitapi.context import AppContext
 from permitapi.kit.clock import FrozenClock
+from permitapi.sources import detect
 from permitapi.sources.base import NormalizedStatus, PortalChanged, RetryLater
-from tests.permits.conftest import used
+from tests.permit.helpers import used
 from tests.support.accounts import make_account
 from tests.support.fake_portal import FakePortal, snapshot
 
@@ -159,10 +160,35 @@ async def test_ambiguous_number_is_300_with_every_candidate(
     expected = [j.slug for j in ctx.directory if j.matches("BLD24-00123")]
     assert sorted(slugs) == sorted(expected)
     assert len(slugs) > 5
-    assert set(body["candidates"][0]) == {"slug", "display_name", "confidence", "reason"}
+    assert set(body["candidates"][0]) == {
+        "slug", "display_name", "confidence", "reason", "permit_number", "permit_id",
+    }  # fmt: skip
+    assert body["candidates"][0]["permit_id"] == str(detect.permit_id(slugs[0], "BLD24-00123"))
     assert body["example"] == f"/api/v1/permits/BLD24-00123/status?jurisdiction={slugs[0]}"
     assert await used(ctx, key) == 1
     assert portal.total_requests == 0
+
+
+async def test_status_resolution_and_detail_candidates_agree(
+    client: httpx.AsyncClient, ctx: AppContext, portal: FakePortal
+) -> None:
+    """One builder: the 300 of a status lookup, of a resolution and of a detail endpoint offer
+    the same candidates, each with the permit_id it produces."""
+    key = (await make_account(ctx, "pro")).live_key
+    number = "BLD24-00123"
+    status = await client.get(f"/api/v1/permits/{number}/status", headers={"X-API-Key": key})
+    resolution = await client.post(
+        "/api/v1/permit-resolutions", json={"permit_number": number}, headers={"X-API-Key": key}
+    )
+    history = await client.get(f"/api/v1/permits/{number}/history", headers={"X-API-Key": key})
+    assert status.status_code == resolution.status_code == history.status_code == 300
+    candidates = status.json()["candidates"]
+    assert resolution.json()["candidates"] == history.json()["candidates"] == candidates
+    assert status.json()["permit_number"] == resolution.json()["permit_number"] == number
+    assert history.json()["example"] == (
+        f"/api/v1/permits/{number}/history?jurisdiction={candidates[0]['slug']}"
+    )
+    assert "example" not in resolution.json()
 
 
 async def test_near_orders_candidates_and_malformed_is_ignored(

@@ -9,7 +9,7 @@ from permitapi.account import repository as account_repository
 from permitapi.account.service import hash_key
 from permitapi.context import AppContext
 from permitapi.usage import repository as usage_repository
-from tests.permits.conftest import used
+from tests.permit.helpers import used
 from tests.support.accounts import make_account
 from tests.support.fake_portal import FakePortal, snapshot
 
