@@ -6,12 +6,16 @@ reached through PERMITAPI_PORTAL_BASE_URL exactly as in `permitapi dev`.
 
 Bench-only adjustment, so the measurement is not cut short by limits meant for customers:
 the Enterprise plan's burst window is raised (the burst check still runs on every request).
-Environment: the usual PERMITAPI_* settings (database, portal base URL, source policies).
+Environment: the usual PERMITAPI_* settings (database, portal base URL, source policies);
+BENCH_BURST_MEMORY=limits puts the burst windows on `limits`' synchronous memory storage.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import os
+from collections.abc import AsyncIterator
 
 from fastapi import FastAPI
 from pydantic import BaseModel
@@ -19,6 +23,8 @@ from pydantic import BaseModel
 from permitapi.account import plans
 from permitapi.app import create_app
 from permitapi.config import Settings
+from permitapi.context import AppContext
+from permitapi.usage.burst import BurstLimiter, LimitsMemoryWindows
 
 
 class Item(BaseModel):
@@ -28,10 +34,21 @@ class Item(BaseModel):
     tags: list[str]
 
 
+@contextlib.asynccontextmanager
+async def _limits_memory_burst(ctx: AppContext) -> AsyncIterator[None]:
+    """BENCH_BURST_MEMORY=limits: burst windows on `limits`' synchronous memory storage
+    instead of `LocalWindows` (the comparison recorded in docs/decisions.md)."""
+    ctx.burst = BurstLimiter(local=LimitsMemoryWindows())
+    yield
+
+
 def create() -> FastAPI:
     enterprise = plans.PLANS[plans.PlanName.ENTERPRISE]
     plans.PLANS[plans.PlanName.ENTERPRISE] = dataclasses.replace(enterprise, burst_per_minute=10**9)
-    app = create_app(Settings())
+    lifespans = []
+    if os.environ.get("BENCH_BURST_MEMORY") == "limits":
+        lifespans.append(_limits_memory_burst)
+    app = create_app(Settings(), extra_lifespans=lifespans)
 
     @app.get("/bench/bare", response_model=Item)
     async def bare() -> Item:

@@ -57,6 +57,7 @@ def main() -> None:
     print(cached.line("cached status lookup"))
     print(bare.cpu_line("bare endpoint"))
     print(cached.cpu_line("cached status lookup"))
+    print(f"slow cached lookups: {cached.stalls()}")
     ok = cached.statuses.get(200, 0) == len(cached.latencies)
     print(f"cached lookups all 200: {ok}; p99 {cached.percentile(99):.1f} ms (target <= 50 ms)")
     print(f"cached_lookup: {cached.rps / bare.rps:.2f} (target >= 0.25)")

@@ -182,6 +182,7 @@ def sim_requests(sim: Process, reset: bool = False) -> dict[str, int]:
 @dataclass
 class Stats:
     latencies: list[float] = field(default_factory=list)
+    finished: list[float] = field(default_factory=list)  # completion times (perf_counter)
     statuses: dict[int, int] = field(default_factory=dict)
     elapsed: float = 0.0
     generator_cpu: float = 0.0  # CPU seconds the load generator (this process) used
@@ -201,6 +202,24 @@ class Stats:
         return (
             f"{label:28} {self.rps:9.0f} req/s  p50 {self.percentile(50):6.1f} ms  "
             f"p99 {self.percentile(99):6.1f} ms  statuses {self.statuses}"
+        )
+
+    def stalls(self, threshold_ms: float = 100.0) -> str:
+        """Where the slow requests are: stalls (many at once) or spread out."""
+        slow = [f for f, lat in zip(self.finished, self.latencies, strict=True)
+                if lat * 1000 > threshold_ms]  # fmt: skip
+        if not slow:
+            return f"no request over {threshold_ms:.0f} ms"
+        buckets: dict[int, int] = {}
+        origin = min(self.finished)
+        for moment in slow:
+            second = int((moment - origin) * 4)
+            buckets[second] = buckets.get(second, 0) + 1
+        busiest = sorted(buckets.items(), key=lambda kv: -kv[1])[:5]
+        return (
+            f"{len(slow)} requests over {threshold_ms:.0f} ms, in {len(buckets)} of "
+            f"{int(self.elapsed * 4) + 1} quarter-seconds; busiest: "
+            + ", ".join(f"t={b / 4:.2f}s:{n}" for b, n in busiest)
         )
 
     def cpu_line(self, label: str) -> str:
@@ -260,7 +279,9 @@ async def load(
             while time.perf_counter() < stop:
                 started = time.perf_counter()
                 status, _ = await _request(reader, writer, make(index))
-                stats.latencies.append(time.perf_counter() - started)
+                done = time.perf_counter()
+                stats.latencies.append(done - started)
+                stats.finished.append(done)
                 stats.statuses[status] = stats.statuses.get(status, 0) + 1
         finally:
             writer.close()
