@@ -380,12 +380,14 @@ async def lookup_status(
     units = FORCE_REFRESH_COST if query.force_refresh else LOOKUP_COST
     now = ctx.clock.now()
     reservation: usage.Reservation | None = None
+    hot_reserved = False
     target = None if query.force_refresh else quick_target(ctx, query)
     if target is not None:
         hot = await hot_path.reserve_and_read(
             ctx, principal, units, target.jurisdiction.slug, target.number, now
         )
         reservation = hot.reservation
+        hot_reserved = reservation is not None
         row = hot.row
         fresh = row is not None and row.has_snapshot and presenter.is_fresh(row, now)
         if reservation is not None and row is not None and fresh:
@@ -397,8 +399,9 @@ async def lookup_status(
                 reservation = await usage.reserve(session, principal, Meter.LOOKUP, units, now)
             plan = await plan_item(session, ctx, principal, query, reservation, units, now)
     except Exception:
-        if reservation is not None and target is not None:
-            # The hot path's reservation was committed on its own: give it back.
+        if hot_reserved and reservation is not None:
+            # The hot path's reservation was committed on its own: give it back. A reservation
+            # made inside the failed transaction was rolled back with it and is not released.
             async with ctx.transaction() as session:
                 await usage.release(session, reservation)
         raise
