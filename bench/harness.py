@@ -14,10 +14,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
+import uvloop
+
+T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 
@@ -84,46 +88,105 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def _wait_listening(process: subprocess.Popen[bytes], port: int, what: str) -> None:
+    deadline = time.monotonic() + 90
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} exited with {process.returncode}")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{what} did not start within 90 s")
+        try:
+            with socket.create_connection(("127.0.0.1", port), 0.2):
+                return
+        except OSError:
+            time.sleep(0.1)
+
+
 @contextlib.contextmanager
-def server(url: str, *, latency: float = 0.2, source_cap: int = 4) -> Iterator[int]:
+def _uvicorn(factory: str, env: dict[str, str], what: str) -> Iterator[Process]:
     port = free_port()
-    env = {
-        **os.environ,
-        "PYTHONPATH": f"{ROOT / 'src'}:{ROOT}",
-        "PERMITAPI_DATABASE_URL": url,
-        "PERMITAPI_ENVIRONMENT": "test",
-        "BENCH_PORTAL_LATENCY": str(latency),
-        "BENCH_SOURCE_CAP": str(source_cap),
-    }
     command = [
-        sys.executable, "-m", "uvicorn", "bench.app:create", "--factory",
+        sys.executable, "-m", "uvicorn", factory, "--factory",
         "--host", "127.0.0.1", "--port", str(port), "--workers", "1",
         "--no-access-log", "--log-level", "warning", "--loop", "uvloop", "--http", "httptools",
     ]  # fmt: skip
-    process = subprocess.Popen(command, cwd=ROOT, env=env)
+    full_env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}:{ROOT}", **env}
+    process = subprocess.Popen(command, cwd=ROOT, env=full_env)
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"bench server exited with {process.returncode}")
-            if time.monotonic() > deadline:
-                raise RuntimeError("bench server did not start within 90 s")
-            try:
-                with socket.create_connection(("127.0.0.1", port), 0.2):
-                    break
-            except OSError:
-                time.sleep(0.1)
-        yield port
+        _wait_listening(process, port, what)
+        yield Process(port, process.pid)
     finally:
         process.terminate()
         process.wait(15)
 
 
+@dataclass(frozen=True)
+class Process:
+    port: int
+    pid: int
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU time of the process so far (all its threads)."""
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@contextlib.contextmanager
+def simulator(latency: float, ladbs_permits: int = 400) -> Iterator[Process]:
+    """The portal simulator (`bench/sim.py`) in its own process, every request delayed by
+    `latency` seconds."""
+    env = {
+        "BENCH_SIM_LATENCY_MS": str(round(latency * 1000)),
+        "BENCH_SIM_LADBS_PERMITS": str(ladbs_permits),
+    }
+    with _uvicorn("bench.sim:create", env, "portal simulator") as sim:
+        yield sim
+
+
+@contextlib.contextmanager
+def server(
+    url: str, sim: Process, policies: dict[str, dict[str, float]] | None = None
+) -> Iterator[Process]:
+    """The API (`bench/app.py`) on `url`, every portal pointed at the simulator `sim`;
+    `policies` is PERMITAPI_SOURCE_POLICIES (per platform or slug)."""
+    env = {
+        "PERMITAPI_DATABASE_URL": url,
+        "PERMITAPI_ENVIRONMENT": "test",
+        "PERMITAPI_PORTAL_BASE_URL": f"http://127.0.0.1:{sim.port}",
+        "PERMITAPI_SOURCE_POLICIES": json.dumps(policies or {}),
+    }
+    with _uvicorn("bench.app:create", env, "bench server") as process:
+        yield process
+
+
+def sim_get(sim: Process, path: str, method: str = "GET") -> object:
+    request = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n"
+    status, body, _ = asyncio.run(once(sim.port, request.encode()))
+    assert status == 200, body
+    return json.loads(body)
+
+
+def sim_permits(sim: Process, source: str = "ladbs") -> list[str]:
+    """Permit numbers the simulator holds for `source`."""
+    listed = sim_get(sim, f"/_control/permits?source={source}&limit=10000")
+    assert isinstance(listed, dict)
+    return [item["permit_number"] for item in listed["permits"]]
+
+
+def sim_requests(sim: Process, reset: bool = False) -> dict[str, int]:
+    counts = sim_get(sim, "/_bench/requests", "POST" if reset else "GET")
+    assert isinstance(counts, dict)
+    return counts
+
+
 @dataclass
 class Stats:
     latencies: list[float] = field(default_factory=list)
+    finished: list[float] = field(default_factory=list)  # completion times (perf_counter)
     statuses: dict[int, int] = field(default_factory=dict)
     elapsed: float = 0.0
+    generator_cpu: float = 0.0  # CPU seconds the load generator (this process) used
+    server_cpu: float | None = None  # CPU seconds the server process used, when known
 
     @property
     def rps(self) -> float:
@@ -139,6 +202,32 @@ class Stats:
         return (
             f"{label:28} {self.rps:9.0f} req/s  p50 {self.percentile(50):6.1f} ms  "
             f"p99 {self.percentile(99):6.1f} ms  statuses {self.statuses}"
+        )
+
+    def stalls(self, threshold_ms: float = 100.0) -> str:
+        """Where the slow requests are: stalls (many at once) or spread out."""
+        slow = [f for f, lat in zip(self.finished, self.latencies, strict=True)
+                if lat * 1000 > threshold_ms]  # fmt: skip
+        if not slow:
+            return f"no request over {threshold_ms:.0f} ms"
+        buckets: dict[int, int] = {}
+        origin = min(self.finished)
+        for moment in slow:
+            second = int((moment - origin) * 4)
+            buckets[second] = buckets.get(second, 0) + 1
+        busiest = sorted(buckets.items(), key=lambda kv: -kv[1])[:5]
+        return (
+            f"{len(slow)} requests over {threshold_ms:.0f} ms, in {len(buckets)} of "
+            f"{int(self.elapsed * 4) + 1} quarter-seconds; busiest: "
+            + ", ".join(f"t={b / 4:.2f}s:{n}" for b, n in busiest)
+        )
+
+    def cpu_line(self, label: str) -> str:
+        """CPU used during the run, in cores (1.00 = one core busy the whole time)."""
+        server = "?" if self.server_cpu is None else f"{self.server_cpu / self.elapsed:.2f}"
+        return (
+            f"{label:28} CPU: load generator {self.generator_cpu / self.elapsed:.2f} cores, "
+            f"server {server} cores (of 2)"
         )
 
 
@@ -169,10 +258,19 @@ def post_json(path: str, payload: object, key: str, port: int = 0) -> bytes:
     ).encode() + body
 
 
-async def load(port: int, make: Callable[[int], bytes], connections: int, duration: float) -> Stats:
+async def load(
+    port: int,
+    make: Callable[[int], bytes],
+    connections: int,
+    duration: float,
+    server: Process | None = None,
+) -> Stats:
     """`connections` keep-alive connections sending back-to-back requests for `duration`;
-    `make(i)` builds connection i's request."""
+    `make(i)` builds connection i's request. Records this process's CPU time and, given the
+    `server` process, the server's."""
     stats = Stats()
+    cpu_before = time.process_time()
+    server_before = server.cpu_seconds() if server else 0.0
     stop = time.perf_counter() + duration
 
     async def connection(index: int) -> None:
@@ -181,7 +279,9 @@ async def load(port: int, make: Callable[[int], bytes], connections: int, durati
             while time.perf_counter() < stop:
                 started = time.perf_counter()
                 status, _ = await _request(reader, writer, make(index))
-                stats.latencies.append(time.perf_counter() - started)
+                done = time.perf_counter()
+                stats.latencies.append(done - started)
+                stats.finished.append(done)
                 stats.statuses[status] = stats.statuses.get(status, 0) + 1
         finally:
             writer.close()
@@ -189,7 +289,16 @@ async def load(port: int, make: Callable[[int], bytes], connections: int, durati
     started = time.perf_counter()
     await asyncio.gather(*(connection(i) for i in range(connections)))
     stats.elapsed = time.perf_counter() - started
+    stats.generator_cpu = time.process_time() - cpu_before
+    if server is not None:
+        stats.server_cpu = server.cpu_seconds() - server_before
     return stats
+
+
+def run(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run the load generator on uvloop (about half the CPU of the default loop per request,
+    which matters on 2 cores shared with the server under test)."""
+    return uvloop.run(coroutine)
 
 
 async def once(port: int, raw: bytes) -> tuple[int, bytes, float]:

@@ -1,6 +1,9 @@
 """N concurrent lookups of one uncached permit, spread over TWO server processes sharing
-the database, against the portal requests they cause. Single flight holds within a process
-(shared task) and across processes (the permit row's refresh lease). Target: 1.
+the database and one portal simulator, against the portal fetches they cause. Single flight
+holds within a process (shared task) and across processes (the permit row's refresh lease).
+
+A LADBS fetch is one PCIS permit page plus its Socrata enrichment reads; the figure counts the
+PCIS pages the simulator served (fetches), and the total requests are printed too. Target: 1.
 
     python bench/single_flight.py --db sqlite|postgresql [--n 50] [--latency 0.5]
 """
@@ -8,15 +11,23 @@ the database, against the portal requests they cause. Single flight holds within
 from __future__ import annotations
 
 import asyncio
-import json
 
-from harness import arguments, database, get, make_keys, once, server
+from harness import (
+    arguments,
+    database,
+    get,
+    make_keys,
+    once,
+    run,
+    server,
+    sim_permits,
+    sim_requests,
+    simulator,
+)
 
-PERMIT = "24016-10000-04242"
 
-
-async def storm(ports: list[int], key: str, n: int) -> list[int]:
-    path = f"/api/v1/permits/{PERMIT}/status"
+async def storm(ports: list[int], key: str, permit: str, n: int) -> list[int]:
+    path = f"/api/v1/permits/{permit}/status"
     answers = await asyncio.gather(
         *(once(ports[i % len(ports)], get(path, key, ports[i % len(ports)])) for i in range(n))
     )
@@ -25,21 +36,19 @@ async def storm(ports: list[int], key: str, n: int) -> list[int]:
 
 def main() -> None:
     args = arguments(__doc__ or "")
-    with database(args.db) as url:
+    with database(args.db) as url, simulator(args.latency, ladbs_permits=20) as sim:
+        permit = sim_permits(sim)[0]
         (key,) = make_keys(url, 1)
-        with (
-            server(url, latency=args.latency) as first,
-            server(url, latency=args.latency) as second,
-        ):
-            statuses = asyncio.run(storm([first, second], key, args.n))
-            made = 0
-            for port in (first, second):
-                _, body, _ = asyncio.run(once(port, get("/bench/portal-requests", None, port)))
-                made += json.loads(body)["requests"]
+        with server(url, sim) as first, server(url, sim) as second:
+            sim_requests(sim, reset=True)
+            statuses = run(storm([first.port, second.port], key, permit, args.n))
+            requests = sim_requests(sim)
+    fetches = sum(n for name, n in requests.items() if name.endswith("/PcisPermitDetail"))
     print(f"database: {args.db}; {args.n} concurrent lookups over 2 processes; "
           f"portal latency {args.latency * 1000:.0f} ms")  # fmt: skip
     print(f"statuses: { {s: statuses.count(s) for s in set(statuses)} }")
-    print(f"single_flight: {made} (target 1)")
+    print(f"portal requests: {requests}")
+    print(f"single_flight: {fetches} (target 1)")
 
 
 if __name__ == "__main__":

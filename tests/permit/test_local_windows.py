@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from permitapi.usage.burst import LocalWindows
+from permitapi.usage.burst import LimitsMemoryWindows, LocalWindows
 
 
 class Ticks:
@@ -38,3 +38,12 @@ def test_idle_keys_are_swept() -> None:
     ticks.now += 120
     windows.hit(("burst", "busy"), 5, 60)
     assert ("burst", "idle") not in windows._logs
+
+
+def test_limits_memory_storage_gives_the_same_verdicts() -> None:
+    """The `limits` sync-memory variant kept for the bench comparison refuses the same hit."""
+    windows = LimitsMemoryWindows()
+    verdicts = [windows.hit(("burst", "k"), 3, 60.0) for _ in range(4)]
+    assert [v.allowed for v in verdicts] == [True, True, True, False]
+    assert 1 <= verdicts[-1].retry_after_seconds <= 60
+    assert windows.hit(("burst", "other"), 3, 60.0).allowed

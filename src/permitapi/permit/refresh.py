@@ -194,23 +194,37 @@ class _Fetched:
 
 async def _fetch(ctx: AppContext, jurisdiction: Jurisdiction, number: str) -> _Fetched:
     """One portal fetch, with no database connection held; portal failures become outcomes."""
-    snapshot = None
     try:
         snapshot = await ctx.gateway.fetch_permit(jurisdiction, number)
-        outcome = RefreshOutcome("fetched")
-    except NotFoundAtSource as exc:
-        outcome = RefreshOutcome("not_found", message=exc.message)
-    except RetryLater as exc:
-        reason = _RETRY_REASONS.get(exc.reason, "source_unavailable")
-        outcome = RefreshOutcome("failed", reason, max(1, round(exc.retry_after)), exc.message)
-    except PortalChanged as exc:
-        outcome = RefreshOutcome("failed", "source_changed", message=exc.message)
-    except Blocked as exc:
-        outcome = RefreshOutcome("failed", "source_blocked", message=exc.message)
-    except Exception:
-        log.exception("unexpected failure fetching %s %s", jurisdiction.slug, number)
+    except Exception as exc:
+        return _fetched(jurisdiction, number, exc)
+    return _fetched(jurisdiction, number, snapshot)
+
+
+def _fetched(
+    jurisdiction: Jurisdiction, number: str, result: PermitSnapshot | Exception
+) -> _Fetched:
+    if isinstance(result, PermitSnapshot):
+        return _Fetched(jurisdiction, number, RefreshOutcome("fetched"), result)
+    if isinstance(result, NotFoundAtSource):
+        outcome = RefreshOutcome("not_found", message=result.message)
+    elif isinstance(result, RetryLater):
+        reason = _RETRY_REASONS.get(result.reason, "source_unavailable")
+        retry_after = max(1, round(result.retry_after))
+        outcome = RefreshOutcome("failed", reason, retry_after, result.message)
+    elif isinstance(result, PortalChanged):
+        outcome = RefreshOutcome("failed", "source_changed", message=result.message)
+    elif isinstance(result, Blocked):
+        outcome = RefreshOutcome("failed", "source_blocked", message=result.message)
+    else:
+        log.error(
+            "unexpected failure fetching %s %s",
+            jurisdiction.slug,
+            number,
+            exc_info=(type(result), result, result.__traceback__),
+        )
         outcome = RefreshOutcome("failed", "source_error", message="unexpected fetch failure")
-    return _Fetched(jurisdiction, number, outcome, snapshot)
+    return _Fetched(jurisdiction, number, outcome, None)
 
 
 async def _store(session: AsyncSession, fetched: _Fetched, now: datetime) -> None:
@@ -314,17 +328,21 @@ async def refresh_many(
 async def _fetch_and_store_many(
     ctx: AppContext, targets: list[tuple[Jurisdiction, str]]
 ) -> dict[tuple[str, str], RefreshOutcome]:
-    caps: dict[str, asyncio.Semaphore] = {}
+    """Each jurisdiction's permits through `SourceGateway.fetch_many` (shared reads where the
+    family allows them, politeness caps either way), jurisdictions concurrently."""
+    by_source: dict[str, tuple[Jurisdiction, list[str]]] = {}
+    for jurisdiction, number in targets:
+        by_source.setdefault(jurisdiction.slug, (jurisdiction, []))[1].append(number)
 
-    async def capped(jurisdiction: Jurisdiction, number: str) -> _Fetched:
-        cap = caps.setdefault(
-            jurisdiction.slug,
-            asyncio.Semaphore(ctx.http.policy(jurisdiction.slug).max_concurrency),
-        )
-        async with cap:
-            return await _fetch(ctx, jurisdiction, number)
+    async def source(jurisdiction: Jurisdiction, numbers: list[str]) -> list[_Fetched]:
+        try:
+            fetched = await ctx.gateway.fetch_many(jurisdiction, numbers)
+        except Exception as exc:
+            return [_fetched(jurisdiction, n, exc) for n in numbers]
+        return [_fetched(jurisdiction, n, fetched[n]) for n in numbers]
 
-    results = await asyncio.gather(*(capped(j, n) for j, n in targets))
+    groups = await asyncio.gather(*(source(j, ns) for j, ns in by_source.values()))
+    results = [fetched for group in groups for fetched in group]
     if results:
         async with ctx.transaction() as session:
             now = ctx.clock.now()

@@ -10,6 +10,7 @@ discovery (`SearchNotSupported`) records nothing: the portal was not asked.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Mapping
 from typing import Protocol, TypeVar
@@ -90,6 +91,43 @@ class SourceGateway:
         return await self._recorded(
             jurisdiction, "fetch", adapter.fetch_permit(jurisdiction, permit_number)
         )
+
+    async def fetch_many(
+        self, jurisdiction: Jurisdiction, permit_numbers: list[str]
+    ) -> dict[str, PermitSnapshot | Exception]:
+        """`fetch_permit` for many permits of one jurisdiction (batch status): each number's
+        snapshot or the exception its fetch ended with; every outcome is recorded.
+
+        A family adapter with `fetch_many` shares what can be shared (LADBS: one Socrata query
+        for the whole batch); otherwise the permits are fetched concurrently, at most the
+        source's `max_concurrency` at a time. Either way `PortalHttp` keeps each host within
+        its politeness caps.
+        """
+        adapter = self.adapter(jurisdiction)
+        bulk = getattr(adapter, "fetch_many", None)
+        if bulk is None:
+            cap = asyncio.Semaphore(self.http.policy(jurisdiction.slug).max_concurrency)
+
+            async def one(number: str) -> PermitSnapshot | Exception:
+                async with cap:
+                    try:
+                        return await self.fetch_permit(jurisdiction, number)
+                    except Exception as exc:
+                        return exc
+
+            fetched = await asyncio.gather(*(one(n) for n in permit_numbers))
+            return dict(zip(permit_numbers, fetched, strict=True))
+        started = time.perf_counter()
+        try:
+            results: dict[str, PermitSnapshot | Exception] = dict(
+                await bulk(jurisdiction, permit_numbers)
+            )
+        except Exception as failure:
+            results = dict.fromkeys(permit_numbers, failure)
+        for result in results.values():
+            failed = result if isinstance(result, Exception) else None
+            await self._record(jurisdiction, "fetch", failed, started)
+        return results
 
     async def search(self, jurisdiction: Jurisdiction, criteria: SearchCriteria) -> SearchPage:
         adapter = self.adapter(jurisdiction)

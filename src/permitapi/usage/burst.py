@@ -15,9 +15,16 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from limits import RateLimitItem, RateLimitItemPerHour, RateLimitItemPerMinute
+from limits import (
+    RateLimitItem,
+    RateLimitItemPerHour,
+    RateLimitItemPerMinute,
+    RateLimitItemPerSecond,
+)
 from limits.aio.storage import RedisStorage, Storage
 from limits.aio.strategies import MovingWindowRateLimiter
+from limits.storage import MemoryStorage
+from limits.strategies import MovingWindowRateLimiter as SyncMovingWindowRateLimiter
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,9 +78,38 @@ class LocalWindows:
         self._logs.clear()
 
 
+class LimitsMemoryWindows:
+    """The same interface on `limits`' synchronous MemoryStorage and MovingWindowRateLimiter,
+    called directly on the event loop (no thread hop). Kept for the comparison in
+    bench/cached_lookup.py (`BENCH_BURST_MEMORY=limits`); see docs/decisions.md."""
+
+    def __init__(self) -> None:
+        self._storage = MemoryStorage()
+        self._limiter = SyncMovingWindowRateLimiter(self._storage)
+        self._items: dict[tuple[int, float], RateLimitItem] = {}
+
+    def hit(self, identity: tuple[str, ...], limit: int, period: float) -> WindowVerdict:
+        item = self._items.get((limit, period))
+        if item is None:
+            item = RateLimitItemPerSecond(limit, int(period))
+            self._items[(limit, period)] = item
+        if self._limiter.hit(item, *identity):
+            return WindowVerdict(True, 0, -1)
+        stats = self._limiter.get_window_stats(item, *identity)
+        return WindowVerdict(False, max(1, math.ceil(stats.reset_time - time.time())), 0)
+
+    def reset(self) -> None:
+        self._storage.reset()
+
+
 class BurstLimiter:
-    def __init__(self, redis_url: str | None = None, namespace: str = "permitapi") -> None:
-        self._local = None if redis_url else LocalWindows()
+    def __init__(
+        self,
+        redis_url: str | None = None,
+        namespace: str = "permitapi",
+        local: LocalWindows | LimitsMemoryWindows | None = None,
+    ) -> None:
+        self._local = None if redis_url else (local or LocalWindows())
         self._storage = _storage(redis_url) if redis_url else None
         self._limiter = MovingWindowRateLimiter(self._storage) if self._storage else None
         self._namespace = namespace

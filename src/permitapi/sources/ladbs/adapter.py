@@ -3,6 +3,7 @@ enrichment (research/portals.md §1)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Awaitable
@@ -31,11 +32,12 @@ from permitapi.sources.ladbs.numbers import (
     normalize_permit_number,
     permit_parts,
 )
-from permitapi.sources.ladbs.pcis import parse_permit_detail
+from permitapi.sources.ladbs.pcis import PcisDetail, parse_permit_detail
 from permitapi.sources.ladbs.snapshot import Sourced, build_snapshot
 from permitapi.sources.ladbs.socrata import (
     PermitRow,
     floating,
+    in_list,
     parse_floating,
     parse_inspection_rows,
     parse_permit_rows,
@@ -49,6 +51,9 @@ log = logging.getLogger(__name__)
 # Not yet issued (no issue_date) last, as the county's ArcGIS layer orders them: discovery's
 # merge key needs both sources in one order.
 SEARCH_ORDER = "issue_date DESC NULL LAST, :id"
+# Inspection rows read per permit (the dataset repeats events up to four times).
+INSPECTION_ROWS_PER_PERMIT = 5000
+SOCRATA_MAX_LIMIT = 50_000  # the largest $limit a SODA 2.0 endpoint honours
 # Newest issue date older than this (calendar days) marks the dataset as lagging. Five days
 # leaves room for a weekend plus the dataset's daily refresh.
 LAG_DEGRADED_DAYS = 5
@@ -88,9 +93,88 @@ class LadbsAdapter:
         enrichment is best-effort: a transient Socrata failure leaves those fields not observed
         (None) rather than failing a lookup whose status came from PCIS.
         """
-        number = normalize_permit_number(permit_number)
-        if number is None:
-            raise NotFoundAtSource(self.family, f"{permit_number!r} is not an LADBS permit number")
+        number = _checked_number(permit_number)
+        detail, detail_url = await self._detail(jurisdiction, number)
+        row: Sourced[PermitRow] | None = None
+        # gwh9-jnip carries only the Building group; trade permits are not in it (research §1.2)
+        if _is_building(detail):
+            row = await _best_effort(self._permit_row(jurisdiction, number))
+        inspections: Sourced[list[Inspection]] | None = None
+        if _needs_inspections(detail):
+            inspections = await _best_effort(self._inspections(jurisdiction, number))
+        return build_snapshot(jurisdiction.slug, detail, detail_url, row, inspections)
+
+    async def fetch_many(
+        self, jurisdiction: Jurisdiction, permit_numbers: list[str]
+    ) -> dict[str, PermitSnapshot | SourceError]:
+        """`fetch_permit` for many permits (batch status), with the Socrata reads shared.
+
+        One PCIS page per permit (they run concurrently, within the PCIS host's concurrency
+        cap); gwh9-jnip is read ONCE for all of them (`permit_nbr in(...)`), concurrently with
+        the pages, and 9w5z-rg2h once for the issued permits whose page lists no inspection.
+        So a 25-permit batch costs 25 pages plus two Socrata queries instead of up to 75
+        requests. Results are keyed by the numbers as given; a permit's failure is its value.
+        The same best-effort rule as `fetch_permit` applies to the shared Socrata reads.
+        """
+        results: dict[str, PermitSnapshot | SourceError] = {}
+        numbers: dict[str, str] = {}  # as given -> normalised
+        for given in permit_numbers:
+            try:
+                numbers[given] = _checked_number(given)
+            except NotFoundAtSource as exc:
+                results[given] = exc
+        unique = list(dict.fromkeys(numbers.values()))
+        if not unique:
+            return results
+        # gwh9-jnip before the pages are back: one query costs the same for trade permits
+        # (they simply have no row), and running it alongside the pages saves a round trip.
+        rows_read = asyncio.ensure_future(self._permit_rows_result(jurisdiction, unique))
+        try:
+            pages = await asyncio.gather(
+                *(self._detail(jurisdiction, n) for n in unique), return_exceptions=True
+            )
+        finally:
+            rows = await rows_read
+        details: dict[str, tuple[PcisDetail, str] | BaseException] = dict(
+            zip(unique, pages, strict=True)
+        )
+        needing = [
+            n for n, d in details.items() if isinstance(d, tuple) and _needs_inspections(d[0])
+        ]
+        inspections: dict[str, Sourced[list[Inspection]]] | SourceError = {}
+        if needing:
+            try:
+                found = await _best_effort(self._inspections_many(jurisdiction, needing))
+                inspections = found or {}
+            except SourceError as exc:
+                inspections = exc
+        built: dict[str, PermitSnapshot | SourceError] = {}
+        for number, page in details.items():
+            if isinstance(page, SourceError):
+                built[number] = page
+                continue
+            if isinstance(page, BaseException):
+                raise page
+            detail, detail_url = page
+            row: Sourced[PermitRow] | None = None
+            if _is_building(detail):
+                if isinstance(rows, SourceError):
+                    built[number] = rows
+                    continue
+                row = rows.get(number)
+            inspected = None
+            if number in needing:
+                if isinstance(inspections, SourceError):
+                    built[number] = inspections
+                    continue
+                inspected = inspections.get(number)
+            built[number] = build_snapshot(jurisdiction.slug, detail, detail_url, row, inspected)
+        for given, number in numbers.items():
+            results[given] = built[number]
+        return results
+
+    async def _detail(self, jurisdiction: Jurisdiction, number: str) -> tuple[PcisDetail, str]:
+        """The parsed PCIS page of a normalised number, and its real URL."""
         id1, id2, id3 = permit_parts(number)
         pcis = jurisdiction.endpoints["pcis"].rstrip("/") + "/PcisPermitDetail"
         params = {"id1": id1, "id2": id2, "id3": id3}
@@ -99,17 +183,7 @@ class LadbsAdapter:
         if normalize_permit_number(detail.permit_number) != number:
             raise PortalChanged(self.family, f"asked PCIS for {number}, got {detail.permit_number}")
         detail.permit_number = number
-
-        row: Sourced[PermitRow] | None = None
-        # gwh9-jnip carries only the Building group; trade permits are not in it (research §1.2)
-        if detail.group is None or detail.group.casefold() == "building":
-            row = await _best_effort(self._permit_row(jurisdiction, number))
-        inspections: Sourced[list[Inspection]] | None = None
-        if not detail.inspections and (detail.issued or detail.issued_date is not None):
-            inspections = await _best_effort(self._inspections(jurisdiction, number))
-        return build_snapshot(
-            jurisdiction.slug, detail, wire.real_url(pcis, params), row, inspections
-        )
+        return detail, wire.real_url(pcis, params)
 
     async def _permit_row(
         self, jurisdiction: Jurisdiction, number: str
@@ -121,21 +195,71 @@ class LadbsAdapter:
         matching = [r for r in rows if r.permit_number == number]
         return Sourced(matching[0], wire.real_url(url, params)) if matching else None
 
+    async def _permit_rows_result(
+        self, jurisdiction: Jurisdiction, numbers: list[str]
+    ) -> dict[str, Sourced[PermitRow]] | SourceError:
+        """gwh9-jnip rows of many permits; a failure is returned (it only matters for the
+        Building-group permits, known once their pages are parsed). Transient: no rows."""
+        try:
+            return await _best_effort(self._permit_rows(jurisdiction, numbers)) or {}
+        except SourceError as exc:
+            return exc
+
+    async def _permit_rows(
+        self, jurisdiction: Jurisdiction, numbers: list[str]
+    ) -> dict[str, Sourced[PermitRow]]:
+        url = self._permits_url(jurisdiction)
+        params = {"$where": in_list("permit_nbr", numbers), "$limit": str(len(numbers) * 4)}
+        response = await wire.get(self.http, url, params, f"gwh9-jnip {len(numbers)} permits")
+        found: dict[str, Sourced[PermitRow]] = {}
+        for row in parse_permit_rows(wire.json_payload(response, "gwh9-jnip")):
+            if row.permit_number in numbers and row.permit_number not in found:
+                # Provenance names the permit's own query: the same row, one link per permit.
+                source = wire.real_url(url, {"permit_nbr": row.permit_number})
+                found[row.permit_number] = Sourced(row, source)
+        return found
+
+    def _inspection_params(self, numbers: list[str], limit: int) -> dict[str, str]:
+        spellings = [spelling for n in numbers for spelling in inspection_spellings(n)]
+        return {
+            "$where": in_list("permit", spellings),
+            "$order": "inspection_date DESC",
+            "$limit": str(limit),
+        }
+
     async def _inspections(
         self, jurisdiction: Jurisdiction, number: str
     ) -> Sourced[list[Inspection]]:
         url = self._inspections_url(jurisdiction)
-        spaced, dashed = inspection_spellings(number)
-        params = {
-            "$where": f"permit in({soql_string(spaced)}, {soql_string(dashed)})",
-            "$order": "inspection_date DESC",
-            "$limit": "5000",
-        }
+        params = self._inspection_params([number], INSPECTION_ROWS_PER_PERMIT)
         response = await wire.get(self.http, url, params, f"9w5z-rg2h {number}")
         payload = wire.json_payload(response, "9w5z-rg2h")
         return Sourced(
             parse_inspection_rows(payload, permit_number=number), wire.real_url(url, params)
         )
+
+    async def _inspections_many(
+        self, jurisdiction: Jurisdiction, numbers: list[str]
+    ) -> dict[str, Sourced[list[Inspection]]]:
+        """9w5z-rg2h rows of many permits in one query; should the answer fill the page, the
+        permits are read one by one instead (never a silently cut history)."""
+        if len(numbers) == 1:
+            return {numbers[0]: await self._inspections(jurisdiction, numbers[0])}
+        url = self._inspections_url(jurisdiction)
+        limit = min(INSPECTION_ROWS_PER_PERMIT * len(numbers), SOCRATA_MAX_LIMIT)
+        params = self._inspection_params(numbers, limit)
+        response = await wire.get(self.http, url, params, f"9w5z-rg2h {len(numbers)} permits")
+        payload = wire.json_payload(response, "9w5z-rg2h")
+        if isinstance(payload, list) and len(payload) >= limit:
+            singles = await asyncio.gather(*(self._inspections(jurisdiction, n) for n in numbers))
+            return dict(zip(numbers, singles, strict=True))
+        return {
+            number: Sourced(
+                parse_inspection_rows(payload, permit_number=number),
+                wire.real_url(url, self._inspection_params([number], INSPECTION_ROWS_PER_PERMIT)),
+            )
+            for number in numbers
+        }
 
     # -- discovery ------------------------------------------------------------------------
     async def search(self, jurisdiction: Jurisdiction, criteria: SearchCriteria) -> SearchPage:
@@ -224,6 +348,23 @@ class LadbsAdapter:
 
 
 T = TypeVar("T")
+
+
+def _checked_number(permit_number: str) -> str:
+    number = normalize_permit_number(permit_number)
+    if number is None:
+        raise NotFoundAtSource("ladbs", f"{permit_number!r} is not an LADBS permit number")
+    return number
+
+
+def _is_building(detail: PcisDetail) -> bool:
+    return detail.group is None or detail.group.casefold() == "building"
+
+
+def _needs_inspections(detail: PcisDetail) -> bool:
+    """Socrata stands in for the inspection history only when the page lists none on an
+    issued permit."""
+    return not detail.inspections and (detail.issued or detail.issued_date is not None)
 
 
 async def _best_effort(call: Awaitable[T | None]) -> T | None:
