@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import random
 from datetime import date
 from typing import Any
@@ -14,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from permitapi.portalsim.faults import render_generic_fault
 from permitapi.portalsim.ladbs_data import generate_permits
 from permitapi.portalsim.ladbs_pages import (
     ACCESS_DENIED_PAGE,
@@ -33,7 +33,6 @@ from permitapi.sources.registry import Directory, Jurisdiction
 
 PCIS_DEFAULT = "https://www.ladbsservices2.lacity.org/OnlineServices/PermitReport"
 SOCRATA_DEFAULT = "https://data.lacity.org"
-TIMEOUT_SLEEP_MS = 35_000  # longer than the client's 30 s read timeout
 
 
 def _json(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -45,23 +44,15 @@ def _json(payload: Any, status: int = 200, headers: dict[str, str] | None = None
 async def _fault_response(fault: Fault | None, *, html: bool) -> Response | None:
     """Render a fault the LADBS way; None lets the request through (after any delay).
 
-    Minimal local semantics until the simulator core publishes shared helpers:
-    down -> 503, error -> 500, timeout -> stall past the client timeout then 504,
-    slow -> delay then answer, maintenance -> PCIS 200 "Service not available" page / Socrata
-    503 JSON, blocked -> PCIS 403 page / Socrata 429 throttle JSON.
+    down / timeout / slow / error are the simulator's generic ones (portalsim.faults);
+    maintenance -> PCIS 200 "Service not available" page / Socrata 503 JSON, blocked -> PCIS 403
+    "Access Denied" page / Socrata 429 throttle JSON.
     """
     if fault is None:
         return None
-    if fault.mode == "slow":
-        await asyncio.sleep(fault.latency_ms / 1000)
-        return None
-    if fault.mode == "timeout":
-        await asyncio.sleep((fault.latency_ms or TIMEOUT_SLEEP_MS) / 1000)
-        return Response("Gateway Timeout", 504)
-    if fault.mode == "down":
-        return Response("Service Unavailable", 503, media_type="text/plain")
-    if fault.mode == "error":
-        return Response("Internal Server Error", 500, media_type="text/plain")
+    generic = await render_generic_fault(fault)
+    if generic is not None or fault.mode == "slow":
+        return generic
     if fault.mode == "maintenance":
         if html:
             return HTMLResponse(MAINTENANCE_PAGE)  # PCIS answers 200 with this page

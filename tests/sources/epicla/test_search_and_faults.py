@@ -185,7 +185,8 @@ async def test_faults_are_typed(
     sim: Sim, mode: str, error: type[Exception], reason: str | None
 ) -> None:
     number = sim.store.of("epicla")[5].permit_number
-    sim.store.add_fault(Fault(source="epicla", mode=mode))  # type: ignore[arg-type]
+    # A short stall: a timeout fault without one waits the simulator's 60 s default.
+    sim.store.add_fault(Fault(source="epicla", mode=mode, latency_ms=10))  # type: ignore[arg-type]
     with pytest.raises(error) as raised:
         await sim.adapter.fetch_permit(sim.jurisdiction, number)
     if reason is not None:

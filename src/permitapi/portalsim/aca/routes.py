@@ -9,7 +9,6 @@ the session id, so the simulator keeps no session table.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import hashlib
 import hmac
@@ -25,6 +24,7 @@ from starlette.routing import BaseRoute, Mount, Route
 
 from permitapi.portalsim.aca import render
 from permitapi.portalsim.aca.numbers import cap_id_of
+from permitapi.portalsim.faults import render_generic_fault
 from permitapi.portalsim.store import Fault, SimStore, permit_key
 from permitapi.sources.base import PermitSnapshot
 from permitapi.sources.registry import Directory, Jurisdiction
@@ -94,9 +94,9 @@ class _Agency:
         fault: Fault | None = self.store.on_request(self.j.slug)
         if fault is None:
             return None
-        if fault.mode == "slow":
-            await asyncio.sleep(fault.latency_ms / 1000)
-            return None
+        generic = await render_generic_fault(fault)  # down / timeout / slow / error
+        if generic is not None or fault.mode == "slow":
+            return generic
         if fault.mode == "maintenance":
             return self.html(
                 render.maintenance(),
@@ -105,14 +105,7 @@ class _Agency:
                 state={},
                 title="Scheduled Maintenance",
             )
-        if fault.mode == "blocked":
-            return self.redirect(request, "/Login.aspx?ReturnUrl=%2fCap%2fCapHome.aspx")
-        if fault.mode == "timeout":
-            await asyncio.sleep((fault.latency_ms or 35_000) / 1000)
-            return Response("Gateway Timeout", status_code=504)
-        if fault.mode == "down":
-            return Response("Service Unavailable", status_code=503)
-        return HTMLResponse("<h1>Server Error in '/' Application.</h1>", status_code=500)
+        return self.redirect(request, "/Login.aspx?ReturnUrl=%2fCap%2fCapHome.aspx")  # blocked
 
     def permit_by_cap(self, cap: tuple[str, str, str]) -> PermitSnapshot | None:
         wanted = tuple(part.upper() for part in cap)

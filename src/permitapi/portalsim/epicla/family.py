@@ -9,7 +9,6 @@ a 500) until the simulator core offers shared helpers.
 
 from __future__ import annotations
 
-import asyncio
 import random
 from datetime import date
 from typing import Any
@@ -22,6 +21,7 @@ from starlette.routing import BaseRoute, Route
 
 from permitapi.portalsim.epicla import data, wire
 from permitapi.portalsim.epicla.query import QueryError, Row, error_envelope, run_query
+from permitapi.portalsim.faults import render_generic_fault
 from permitapi.portalsim.store import Fault, SimStore, permit_key
 from permitapi.sources.base import PermitSnapshot
 from permitapi.sources.registry import Directory, Jurisdiction
@@ -47,16 +47,9 @@ async def render_fault(fault: Fault | None, surface: str) -> Response | None:
     """The response a fault produces on `surface` ("arcgis" | "energov"), or None to serve."""
     if fault is None:
         return None
-    if fault.mode == "slow":
-        await asyncio.sleep(fault.latency_ms / 1000)
-        return None
-    if fault.mode == "timeout":
-        await asyncio.sleep(fault.latency_ms / 1000)
-        return HTMLResponse("<h1>504 Gateway Time-out</h1>", status_code=504)
-    if fault.mode == "down":
-        return HTMLResponse("<h1>502 Bad Gateway</h1>", status_code=502)
-    if fault.mode == "error":
-        return HTMLResponse("<h1>500 Internal Server Error</h1>", status_code=500)
+    generic = await render_generic_fault(fault)  # down / timeout / slow / error
+    if generic is not None or fault.mode == "slow":
+        return generic
     if fault.mode == "maintenance":
         if surface == "arcgis":
             return _json(error_envelope(503, "Service unavailable: under maintenance.", []))
