@@ -97,26 +97,21 @@ class _Conversation:
             headers["Referer"] = referer
             headers["Origin"] = urls.origin_of(referer)
         headers.update(extra or {})
-        try:
-            response = await self.http.request(
-                self.slug,
-                method,
-                url,
-                data=data,
-                json=json,
-                headers=headers,
-                cookies=self.cookies,
-                idempotent=method == "GET",
-            )
-        except httpx.TimeoutException as exc:
-            raise RetryLater(self.slug, f"timeout: {url}", reason="timeout") from exc
-        except httpx.TransportError as exc:
-            raise RetryLater(self.slug, f"unreachable: {exc}", reason="down") from exc
-        if response.status_code == 429:
-            raise RetryLater(self.slug, "throttled", reason="throttled", retry_after=60.0)
+        response = await self.http.request(
+            self.slug,
+            method,
+            url,
+            data=data,
+            json=json,
+            headers=headers,
+            cookies=self.cookies,
+            idempotent=method == "GET",
+        )
+        # PortalHttp has raised for 403, 429 and 500/502/503/504; other 5xx codes remain.
         if response.status_code >= 500:
-            reason = "down" if response.status_code in (502, 503, 504) else "server_error"
-            raise RetryLater(self.slug, f"HTTP {response.status_code} from {url}", reason=reason)
+            raise RetryLater(
+                self.slug, f"HTTP {response.status_code} from {url}", reason="server_error"
+            )
         return response
 
     def redirect_target(self, url: str, response: httpx.Response) -> str:

@@ -84,18 +84,15 @@ def normalize_case_number(permit_number: str) -> str:
 
 
 def _check_status(response: httpx.Response, what: str) -> None:
+    """Judge what PortalHttp lets through: it has already raised for timeouts, connection
+    failures, 403, 429 and 500/502/503/504, so only other codes are left (401, 501, 4xx)."""
     code = response.status_code
     if code == 200:
         return
-    if code in (401, 403):
+    if code == 401:
         raise Blocked("epicla", f"{what}: HTTP {code}")
-    if code == 429:
-        retry = response.headers.get("Retry-After", "")
-        delay = float(retry) if retry.isdigit() else 60.0
-        raise RetryLater("epicla", f"{what}: HTTP 429", retry_after=delay, reason="throttled")
     if code >= 500:
-        reason = "maintenance" if code == 503 else "server_error"
-        raise RetryLater("epicla", f"{what}: HTTP {code}", reason=reason)
+        raise RetryLater("epicla", f"{what}: HTTP {code}", reason="server_error")
     raise PortalChanged("epicla", f"{what}: unexpected HTTP {code}")
 
 
@@ -213,9 +210,9 @@ class EpicLaAdapter:
     ) -> Any:
         try:
             response = await self.http.request(jurisdiction.slug, "GET", url, params=params)
-        except httpx.TimeoutException as exc:
-            raise RetryLater(jurisdiction.slug, f"{what}: timeout", reason="timeout") from exc
         except httpx.HTTPError as exc:
+            # PortalHttp types timeouts and connection failures; what is left (a body that
+            # fails to decode, say) is still a transient answer, not "not found".
             raise RetryLater(jurisdiction.slug, f"{what}: {exc!r}", reason="down") from exc
         _check_status(response, what)
         if _looks_like_maintenance(response):

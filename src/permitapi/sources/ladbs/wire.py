@@ -1,8 +1,7 @@
 """HTTP answers from LADBS hosts -> payloads or typed source errors.
 
-The shared HTTP module may already turn transport failures into `RetryLater`; these checks are
-the LADBS-specific part (which status codes mean throttling, blocking or a moved endpoint) and
-stay correct either way.
+PortalHttp types timeouts, connection failures, throttling, walls and the retried 5xx codes;
+what reaches these checks is the rest: any other code means a moved or changed endpoint.
 """
 
 from __future__ import annotations
@@ -13,36 +12,19 @@ from typing import Any
 import httpx
 import orjson
 
-from permitapi.sources.base import Blocked, PortalChanged, RetryLater
+from permitapi.sources.base import PortalChanged, RetryLater
 from permitapi.sources.http import PortalHttp
 
 SOURCE = "ladbs"
 
 
-def _retry_after(response: httpx.Response, default: float) -> float:
-    try:
-        return max(float(response.headers.get("Retry-After", default)), 0.0)
-    except ValueError:
-        return default
-
-
 def check_status(response: httpx.Response, what: str) -> None:
+    """Judge what PortalHttp lets through: it has already raised for timeouts, connection
+    failures, 403, 429 and 500/502/503/504, so only other codes are left (501, 505, 4xx)."""
     code = response.status_code
     if code == 200:
         return
-    if code == 403:
-        raise Blocked(SOURCE, f"{what}: HTTP 403 (access refused)")
-    if code == 429:
-        raise RetryLater(
-            SOURCE, f"{what}: HTTP 429", retry_after=_retry_after(response, 60), reason="throttled"
-        )
-    if code == 503:
-        body = response.text[:2000].casefold()
-        reason = "maintenance" if "maintenance" in body else "down"
-        raise RetryLater(
-            SOURCE, f"{what}: HTTP 503", retry_after=_retry_after(response, 60), reason=reason
-        )
-    if code in (502, 504) or code >= 500:
+    if code >= 500:
         raise RetryLater(SOURCE, f"{what}: HTTP {code}", reason="server_error")
     raise PortalChanged(SOURCE, f"{what}: unexpected HTTP {code}")
 
@@ -50,12 +32,7 @@ def check_status(response: httpx.Response, what: str) -> None:
 async def get(
     http: PortalHttp, url: str, params: Mapping[str, str] | None, what: str
 ) -> httpx.Response:
-    try:
-        response = await http.request(SOURCE, "GET", url, params=params)
-    except httpx.TimeoutException as exc:
-        raise RetryLater(SOURCE, f"{what}: timed out", reason="timeout") from exc
-    except httpx.TransportError as exc:
-        raise RetryLater(SOURCE, f"{what}: {type(exc).__name__}", reason="down") from exc
+    response = await http.request(SOURCE, "GET", url, params=params)
     check_status(response, what)
     return response
 
