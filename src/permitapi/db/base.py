@@ -18,6 +18,17 @@ NAMING_CONVENTION = {
 }
 
 
+def stored_utc(value: Any) -> datetime | None:
+    """A stored timestamp as aware UTC: naive values (our storage convention) are UTC, SQLite
+    may hand back ISO strings, and raw-driver or aggregate reads bypass `UTCDateTime`."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    assert isinstance(value, datetime)
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
 class UTCDateTime(TypeDecorator[datetime]):
     """Timezone-aware UTC datetimes on every engine.
 
@@ -36,12 +47,7 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value.astimezone(UTC).replace(tzinfo=None)
 
     def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        if isinstance(value, str):
-            value = datetime.fromisoformat(value)
-        assert isinstance(value, datetime)
-        return value.replace(tzinfo=UTC)
+        return stored_utc(value)
 
 
 class Base(DeclarativeBase):

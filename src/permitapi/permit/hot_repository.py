@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
+from permitapi.db.base import stored_utc
 from permitapi.permit.repository import CachedPermit
 
 PG_RESERVE_AND_READ = """
@@ -68,15 +68,6 @@ class ReserveAndRead:
     key_active: bool
 
 
-def _utc(value: Any) -> datetime | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        value = datetime.fromisoformat(value)
-    assert isinstance(value, datetime)
-    return value.replace(tzinfo=UTC)
-
-
 def _cached(values: Any) -> CachedPermit | None:
     if values is None or values[0] is None:
         return None
@@ -90,8 +81,8 @@ def _cached(values: Any) -> CachedPermit | None:
         permit_type=v[5],
         address=v[6],
         work_description=v[7],
-        fetched_at=_utc(v[8]),
-        last_attempted_at=_utc(v[9]),
+        fetched_at=stored_utc(v[8]),
+        last_attempted_at=stored_utc(v[9]),
         last_failure_reason=v[10],
         has_snapshot=bool(v[11]),
     )

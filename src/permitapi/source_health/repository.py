@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import Any
+from datetime import datetime
 
 from sqlalchemy import and_, case, func, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from permitapi.db.base import stored_utc
 from permitapi.source_health.models import SourceFetch
 
 # Outcomes that say the portal answered as it should. Everything else (retry_later, blocked,
@@ -102,19 +102,9 @@ async def aggregates(session: AsyncSession, window_start: datetime) -> dict[str,
             source=row.source,
             window_total=int(row.window_total or 0),
             window_failures=int(row.window_failures or 0),
-            last_success_at=_utc(row.last_success_at),
-            last_failure_at=_utc(row.last_failure_at),
+            last_success_at=stored_utc(row.last_success_at),
+            last_failure_at=stored_utc(row.last_failure_at),
             failures_since_success=int(row.failures_since_success or 0),
             last_failure_reason=row.last_failure_reason,
         )
     return result
-
-
-def _utc(value: Any) -> datetime | None:
-    # Aggregates may bypass the UTCDateTime column type (SQLite hands back strings).
-    if value is None:
-        return None
-    if isinstance(value, str):
-        value = datetime.fromisoformat(value)
-    assert isinstance(value, datetime)
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
