@@ -29,3 +29,16 @@ def server(
 def http(server: DevServer) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=server.base_url, timeout=30) as client:
         yield client
+
+
+@pytest.fixture(autouse=True)
+def clear_simulator_faults(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test that fails between injecting a fault and consuming it must not hand the fault to
+    the next test on the shared server (one failure would otherwise cascade)."""
+    yield
+    if "server" not in request.fixturenames:
+        return
+    running: DevServer = request.getfixturevalue("server")
+    with httpx.Client(base_url=running.base_url, timeout=30) as client:
+        cleared = client.delete("/_sim/_control/faults")
+        assert cleared.status_code == 200, cleared.text

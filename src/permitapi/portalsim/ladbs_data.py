@@ -27,6 +27,8 @@ from permitapi.sources.registry import Jurisdiction
 
 N = NormalizedStatus
 TRADE_GROUPS = {"Electrical": "Electrical", "Plumbing": "Plumbing", "HVAC": "Mechanical"}
+# The data set ends with one Building permit issued on each of this many days before today.
+RECENT_ISSUE_DAYS = 7
 BUILDING_TYPES = (
     "Bldg-Alter/Repair", "Bldg-New", "Bldg-Addition", "Bldg-Demolition", "Grading",
     "Swimming-Pool/Spa", "Sign", "Nonbldg-New",
@@ -209,11 +211,15 @@ class _Builder:
             events.append(Inspection("Final", end, "Permit Finaled", rng.choice(STAFF)))
         return sorted(events, key=lambda i: i.date or date.min, reverse=True)
 
-    def permit(self, raw_status: str) -> PermitSnapshot:
+    def permit(self, raw_status: str, issued_on: date | None = None) -> PermitSnapshot:
+        """One permit whose Current Status is `raw_status`; `issued_on` fixes the issue date
+        of an issued-class status (the application date then precedes it)."""
         rng = self.rng
         mapped = LADBS_STATUSES[raw_status]
         unissued = mapped in PRE_ISSUE or raw_status in UNISSUED_ENDINGS
-        trade = not unissued and raw_status != "Completed" and rng.random() < 0.3
+        trade = (
+            not unissued and raw_status != "Completed" and issued_on is None and rng.random() < 0.3
+        )
         if trade:
             permit_type = rng.choice(("Electrical", "Plumbing", "HVAC"))
         else:
@@ -221,6 +227,8 @@ class _Builder:
         if raw_status == "Completed":
             permit_type = "Grading"  # GPI pre-inspections end "Completed" (sample 26030-…)
         applied = self.today - timedelta(days=rng.randint(20, 8 * 365))
+        if issued_on is not None:
+            applied = issued_on - timedelta(days=rng.randint(10, 200))
         number = self.number(permit_type, applied)
         q = quirks(number)
         timeline: list[StatusEvent] = []
@@ -247,7 +255,7 @@ class _Builder:
                               group=None if met else department, is_met=met, status_date=when)
                 )  # fmt: skip
         else:
-            issued = cursor = self.day_after(applied, 0 if trade else 10, 200)
+            issued = cursor = issued_on or self.day_after(applied, 0 if trade else 10, 200)
             timeline.append(StatusEvent("Issued", issued, actor="LADBS"))
         status_day = self.day_after(cursor, 1, 400)
         final_status = mapped in (N.FINALED, N.OCCUPANCY) and raw_status != "Permit Closed"
@@ -322,7 +330,11 @@ def generate_permits(
     jurisdiction: Jurisdiction, rng: random.Random, count: int, today: date
 ) -> list[PermitSnapshot]:
     """`count` permits; the first ones walk the whole status vocabulary so every raw LADBS value
-    appears, the rest follow a realistic mix (most permits are issued or finaled)."""
+    appears, the rest follow a realistic mix (most permits are issued or finaled). The last
+    RECENT_ISSUE_DAYS are Building permits issued on each of the days before `today`: LADBS
+    issues permits every working day and gwh9-jnip refreshes daily, so the data set's newest
+    issue date is recent whatever day the simulator starts on (a spread of ~2,000 issuances over
+    eight years left gaps of a week or more, which the adapter rightly calls lagging)."""
     builder = _Builder(jurisdiction, rng, today)
     vocabulary = list(LADBS_STATUSES)
     common = (("Permit Finaled", 30), ("Issued", 25), ("CofO Issued", 8), ("PC Approved", 5),
@@ -330,7 +342,12 @@ def generate_permits(
               ("Verifications in Progress", 5), ("CofO in Progress", 4), ("Submitted", 3),
               ("Permit Closed", 2), ("Refund Completed", 1), ("Plans on Hold", 1))  # fmt: skip
     permits = []
+    recent_from = max(len(vocabulary), count - RECENT_ISSUE_DAYS)
     for index in range(count):
+        if index >= recent_from:
+            day = today - timedelta(days=count - index)
+            permits.append(builder.permit("Issued", issued_on=day))
+            continue
         raw = vocabulary[index] if index < len(vocabulary) else _pick_weighted(rng, common)
         permits.append(builder.permit(raw))
     return permits
