@@ -16,6 +16,7 @@ from permitapi.db.engine import create_engine, create_sessionmaker
 from permitapi.discovery.endpoints import router as discovery_router
 from permitapi.health.endpoints import router as health_router
 from permitapi.jurisdiction.endpoints import router as jurisdiction_router
+from permitapi.kit import gc_tuning
 from permitapi.kit.clock import Clock, SystemClock
 from permitapi.operation.endpoints import router as operation_router
 from permitapi.permit import hot_path
@@ -88,9 +89,11 @@ def create_app(
         async with contextlib.AsyncExitStack() as stack:
             for enter in extra_lifespans or []:
                 await stack.enter_async_context(enter(ctx))
+            gc_before = gc_tuning.apply_thresholds(settings.gc_thresholds)
             try:
                 yield
             finally:
+                gc_tuning.restore(gc_before)
                 await hot_path.close(ctx)
                 await ctx.gateway.aclose()
                 await ctx.engine.dispose()

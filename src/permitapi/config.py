@@ -24,7 +24,10 @@ def sqlite_url(path: Path) -> str:
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="PERMITAPI_", extra="ignore")
+    # "null" in the environment is None for the optional settings (e.g. PERMITAPI_GC_THRESHOLDS).
+    model_config = SettingsConfigDict(
+        env_prefix="PERMITAPI_", extra="ignore", env_parse_none_str="null"
+    )
 
     # -- runtime mode -------------------------------------------------------------------------
     environment: Environment = "production"
@@ -63,6 +66,11 @@ class Settings(BaseSettings):
     # How long one process owns a permit's refresh (cross-process single flight); longer than
     # one fetch with its bounded retries, so a live holder is never overtaken.
     refresh_lease_seconds: float = Field(default=90.0, gt=0)
+
+    # -- process --------------------------------------------------------------------------------
+    # Garbage-collector thresholds of a server process (permitapi.kit.gc_tuning), as JSON:
+    # PERMITAPI_GC_THRESHOLDS='[50000, 20, 100]'; null keeps CPython's defaults (700, 10, 10).
+    gc_thresholds: tuple[int, int, int] | None = (50_000, 20, 100)
 
     @property
     def is_sqlite(self) -> bool:

@@ -1,0 +1,30 @@
+"""Garbage-collector thresholds for a server process.
+
+CPython's defaults (700, 10, 10) collect the youngest generation every 700 net container
+allocations. A server with dozens of requests in flight allocates that many within one request,
+so the objects of in-flight requests survive young collections, are promoted, and soon trigger
+full collections of the whole heap (about 125,000 objects after startup). Each such pass paused
+the event loop for ~110 ms, stalling every in-flight request at once: the cached-lookup bench's
+p99 was made of these pauses (docs/decisions.md, "Benchmarks"). Larger thresholds let request
+garbage die young and make full passes rare.
+"""
+
+from __future__ import annotations
+
+import gc
+
+Thresholds = tuple[int, int, int]
+
+
+def apply_thresholds(thresholds: Thresholds | None) -> Thresholds:
+    """Collect once (startup garbage), then set `thresholds` (None keeps the current ones).
+    Returns the thresholds in force before, for `restore`."""
+    previous: Thresholds = gc.get_threshold()
+    if thresholds is not None:
+        gc.collect()
+        gc.set_threshold(*thresholds)
+    return previous
+
+
+def restore(previous: Thresholds) -> None:
+    gc.set_threshold(*previous)
