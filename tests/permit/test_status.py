@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import httpx
+import pytest
 
 from permitapi.context import AppContext
 from permitapi.kit.clock import FrozenClock
@@ -228,7 +229,55 @@ async def test_bad_force_refresh_value_is_400(
     key = (await make_account(ctx, "pro")).live_key
     response = await client.get(URL, params={"force_refresh": "maybe"}, headers={"X-API-Key": key})
     assert response.status_code == 400
-    assert response.json()["code"] == "invalid_parameter"
+    body = response.json()
+    assert body["code"] == "invalid_parameter"
+    assert body["parameter"] == "force_refresh"
+    assert body["errors"][0]["location"] == "query"
+    assert body["detail"] == (
+        "Invalid value for 'force_refresh': Input should be a valid boolean, unable to interpret"
+        " input"
+    )
+    assert "X-RateLimit-Remaining" not in response.headers
+    assert await used(ctx, key) == 0
+
+
+@pytest.mark.parametrize(
+    ("query", "valid"),
+    [
+        ("force_refresh=", False),  # empty is a value, and not a boolean
+        ("force_refresh=on&force_refresh=zz", False),  # the last of repeated values counts
+        ("force_refresh=zz&force_refresh=off", True),
+        ("force_refresh=NO", True),
+        ("force_refresh=0", True),
+    ],
+)
+async def test_force_refresh_parsing_follows_fastapi(
+    client: httpx.AsyncClient, ctx: AppContext, portal: FakePortal, query: str, valid: bool
+) -> None:
+    """The route skips FastAPI's parameter solver (web/direct_route.py); its parsing must
+    still be FastAPI's, as the OpenAPI document describes it."""
+    portal.add(snapshot("ladbs", LADBS))
+    key = (await make_account(ctx, "pro")).live_key
+    response = await client.get(f"{URL}?{query}", headers={"X-API-Key": key})
+    if valid:
+        assert response.status_code == 200, response.text
+    else:
+        assert response.status_code == 400, response.text
+        assert response.json()["parameter"] == "force_refresh"
+
+
+async def test_authentication_comes_before_parameter_validation(
+    client: httpx.AsyncClient, ctx: AppContext, portal: FakePortal
+) -> None:
+    response = await client.get(URL, params={"force_refresh": "maybe"})
+    assert response.status_code == 401
+    free = (await make_account(ctx, "free")).live_key
+    for _ in range(3):
+        assert (await client.get(URL, headers={"X-API-Key": free})).status_code != 429
+    # the burst window is checked with the key, before the bad parameter is looked at
+    refused = await client.get(URL, params={"force_refresh": "maybe"}, headers={"X-API-Key": free})
+    assert refused.status_code == 429
+    assert refused.json()["code"] == "burst_limit_exceeded"
 
 
 async def test_auth_errors(client: httpx.AsyncClient, portal: FakePortal) -> None:

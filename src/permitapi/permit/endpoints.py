@@ -23,7 +23,15 @@ from permitapi.permit.schemas import (
     MultipleJurisdictionsProblem,
     PermitStatus,
 )
-from permitapi.web.deps import AuthenticatedCached, Ctx, record_meter, refresh_rate_limit_headers
+from permitapi.web.deps import (
+    AuthenticatedCached,
+    Ctx,
+    get_ctx_now,
+    record_meter,
+    refresh_rate_limit_headers,
+    require_principal_cached,
+)
+from permitapi.web.direct_route import direct_route, query_bool
 from permitapi.web.openapi import problem_responses
 
 router = APIRouter(tags=["permits"])
@@ -86,12 +94,6 @@ def _answer(item: ItemOutcome, *, preference_applied: bool) -> Response:
     raise item.error
 
 
-@router.get(
-    "/permits/{permit_number}/status",
-    summary="Status of one permit (cache, live fetch or durable operation)",
-    response_model=None,
-    responses=_STATUS_RESPONSES,
-)
 async def get_permit_status(
     request: Request,
     ctx: Ctx,
@@ -126,6 +128,37 @@ async def get_permit_status(
     finally:
         await _settled(request, ctx, principal, meter)
     return _answer(item, preference_applied=query.respond_async and query.force_refresh)
+
+
+async def _status_direct(request: Request) -> Response:
+    """GET status without FastAPI's parameter solver (web/direct_route.py): the same order as
+    the declared signature (authentication and burst window first, then the parameters) and
+    the same validation, then the endpoint above."""
+    ctx = get_ctx_now(request)
+    principal = await require_principal_cached(request, ctx)
+    query = request.query_params
+    force_refresh = query_bool(query, "force_refresh", default=False)
+    return await get_permit_status(
+        request,
+        ctx,
+        principal,
+        request.path_params["permit_number"],
+        jurisdiction=query.get("jurisdiction"),
+        force_refresh=force_refresh,
+        near=query.get("near"),
+        prefer=request.headers.get("prefer"),
+    )
+
+
+router.add_api_route(
+    "/permits/{permit_number}/status",
+    get_permit_status,
+    methods=["GET"],
+    summary="Status of one permit (cache, live fetch or durable operation)",
+    response_model=None,
+    responses=_STATUS_RESPONSES,
+    route_class_override=direct_route(_status_direct),
+)
 
 
 @router.post(

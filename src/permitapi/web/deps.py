@@ -30,11 +30,15 @@ from permitapi.usage.service import MeterState
 API_KEY_HEADER = "X-API-Key"
 
 
+def get_ctx_now(request: Request) -> AppContext:
+    ctx: AppContext = request.app.state.ctx
+    return ctx
+
+
 async def get_ctx(request: Request) -> AppContext:
     # async on purpose: FastAPI runs a plain `def` dependency in its thread pool, a thread hop
     # on every request.
-    ctx: AppContext = request.app.state.ctx
-    return ctx
+    return get_ctx_now(request)
 
 
 Ctx = Annotated[AppContext, Depends(get_ctx)]
