@@ -111,10 +111,14 @@ def create_app(
     app.add_middleware(RequestContextMiddleware)
 
     api = APIRouter(prefix=API_PREFIX)
+    # Routes are matched in order, one pattern at a time: the status lookup (the hot path)
+    # goes first. Its pattern, /permits/{permit_number}/status, shadows no other route.
+    # The resource router stays after discovery: /permits/search must never reach
+    # /permits/{permit_id}.
+    api.include_router(permit_router)
     api.include_router(discovery_router)
     api.include_router(jurisdiction_router)
     api.include_router(usage_router)
-    api.include_router(permit_router)
     api.include_router(operation_router)
     api.include_router(permit_resource_router)
     app.include_router(api)
