@@ -2,21 +2,19 @@
 
 Authentication comes from the in-process key cache and the burst window from memory; what
 remains is one database round trip on PostgreSQL (reserve + read, see `hot_repository`) on a
-small raw asyncpg pool, or one short synchronous transaction on a dedicated sqlite3
-connection. No
-SQLAlchemy session, no ORM, no connection held beyond the statement.
+few raw asyncpg connections (`hot_connections`), or one short synchronous transaction on a
+dedicated sqlite3 connection. No SQLAlchemy session, no ORM, no connection held beyond the
+statement.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import asyncpg  # type: ignore[import-untyped]
 from sqlalchemy.engine.url import make_url
 
 from permitapi.account.key_cache import invalidate_everywhere
@@ -26,6 +24,7 @@ from permitapi.context import AppContext
 from permitapi.errors import Unauthorized
 from permitapi.kit.clock import period_of
 from permitapi.permit import hot_repository
+from permitapi.permit.hot_connections import HotConnections
 from permitapi.permit.repository import CachedPermit
 from permitapi.usage.service import Reservation
 
@@ -37,13 +36,7 @@ SQLITE_HOT_BUSY_TIMEOUT_MS = 20
 
 @dataclass
 class _Drivers:
-    pg_pool: Any = None
-    # FIFO admission to the pool. asyncpg's pool hands a released connection to whichever task
-    # asks next, and a woken waiter that loses that race queues again at the back: with 64
-    # requests on 8 connections some waited 0.5 s while others barged through (the bench's p99).
-    # asyncio.Semaphore (3.11.1+) admits strictly in arrival order and never lets a newcomer
-    # overtake a waiter, so a request waits for the requests ahead of it and no longer.
-    pg_gate: asyncio.Semaphore | None = None
+    pg: HotConnections | None = None
     sqlite: sqlite3.Connection | None = None
 
 
@@ -60,13 +53,7 @@ async def _drivers(ctx: AppContext) -> _Drivers:
         drivers = _Drivers()
         if url.get_backend_name() == "postgresql":
             dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
-            drivers.pg_pool = await asyncpg.create_pool(
-                dsn,
-                min_size=1,
-                max_size=POOL_SIZE,
-                reset=_keep_session,
-            )
-            drivers.pg_gate = asyncio.Semaphore(POOL_SIZE)
+            drivers.pg = HotConnections(dsn, POOL_SIZE)
         else:
             connection = sqlite3.connect(url.database or ":memory:", isolation_level=None)
             connection.execute(f"PRAGMA busy_timeout={SQLITE_HOT_BUSY_TIMEOUT_MS}")
@@ -77,18 +64,12 @@ async def _drivers(ctx: AppContext) -> _Drivers:
         return drivers
 
 
-async def _keep_session(connection: Any) -> None:
-    """The pool's per-release reset (RESET ALL, UNLISTEN, ...) is a round trip; the hot path
-    sets no session state, so there is nothing to reset."""
-
-
 async def close(ctx: AppContext) -> None:
     drivers = ctx.extras.pop(_KEY, None)
     if not isinstance(drivers, _Drivers):
         return
-    if drivers.pg_pool is not None:
-        with contextlib.suppress(Exception):
-            await drivers.pg_pool.close()
+    if drivers.pg is not None:
+        await drivers.pg.close()
     if drivers.sqlite is not None:
         drivers.sqlite.close()
 
@@ -120,9 +101,8 @@ async def reserve_and_read(
         "jurisdiction": jurisdiction,
         "permit_number": permit_number,
     }
-    if drivers.pg_pool is not None:
-        assert drivers.pg_gate is not None
-        async with drivers.pg_gate, drivers.pg_pool.acquire() as connection:
+    if drivers.pg is not None:
+        async with drivers.pg.connection() as connection:
             result = await hot_repository.pg_reserve_and_read(connection, **arguments)
     else:
         assert drivers.sqlite is not None
