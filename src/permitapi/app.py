@@ -94,6 +94,7 @@ def create_app(
                 yield
             finally:
                 gc_tuning.restore(gc_before)
+                await ctx.keys.aclose()
                 await hot_path.close(ctx)
                 await ctx.gateway.aclose()
                 await ctx.engine.dispose()

@@ -1,17 +1,28 @@
 """A short, bounded in-process cache of resolved API keys for the hot lookup path.
 
 Resolving a key costs a database round trip; a cached status lookup must not pay it on every
-call (design.md, "The hot path"). Entries live about `ttl` seconds (±20%), so a key deactivated or
-re-planned by another process stops working within that bound; a deactivation through
-`account.service.deactivate_key` in this process drops the entry at once.
+call (design.md, "The hot path"). An entry is served for about `ttl` seconds (±20%); after that
+it is refreshed ahead: the cached principal is still answered while one background read per key
+replaces it, so a busy key never waits for its own re-read (on a loaded server that synchronous
+read took over 100 ms: every thread hop of the async driver waits a whole pass of the event
+loop). A key unused for a further `ttl` expires and is read synchronously on its next use.
+
+So a key re-planned by another process is seen within about `ttl` plus one read; deactivation
+is enforced by every credit reservation's own `is_active` check (permit/hot_repository.py,
+usage.reserve), and `account.service.deactivate_key` in this process drops the entry at once.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
 import random
 import time
 import weakref
 from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -22,16 +33,29 @@ DEFAULT_TTL_SECONDS = 15.0
 TTL_JITTER = 0.2
 DEFAULT_MAX_ENTRIES = 10_000
 
+log = logging.getLogger(__name__)
 _caches: weakref.WeakSet[KeyCache] = weakref.WeakSet()
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    refresh_at: float
+    expires_at: float
+    principal: Principal
 
 
 class KeyCache:
     def __init__(
-        self, ttl: float = DEFAULT_TTL_SECONDS, max_entries: int = DEFAULT_MAX_ENTRIES
+        self,
+        ttl: float = DEFAULT_TTL_SECONDS,
+        max_entries: int = DEFAULT_MAX_ENTRIES,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.ttl = ttl
         self.max_entries = max_entries
-        self._entries: OrderedDict[str, tuple[float, Principal]] = OrderedDict()
+        self._clock = clock
+        self._entries: OrderedDict[str, _Entry] = OrderedDict()
+        self._refreshing: dict[str, asyncio.Task[None]] = {}
         _caches.add(self)
 
     async def resolve(
@@ -43,26 +67,63 @@ class KeyCache:
             return None
         key_hash = hash_key(raw_key)
         entry = self._entries.get(key_hash)
-        now = time.monotonic()
-        if entry is not None and entry[0] > now:
-            return entry[1]
+        now = self._clock()
+        if entry is not None and now < entry.expires_at:
+            if now >= entry.refresh_at and key_hash not in self._refreshing:
+                self._refresh_in_background(maker, raw_key, key_hash)
+            return entry.principal
+        return await self._read(maker, raw_key, key_hash)
+
+    async def _read(
+        self, maker: async_sessionmaker[AsyncSession], raw_key: str, key_hash: str
+    ) -> Principal | None:
         async with maker() as session:
             principal = await resolve_key(session, raw_key)
         if principal is None:
             self._entries.pop(key_hash, None)
             return None
-        ttl = self.ttl * random.uniform(1 - TTL_JITTER, 1 + TTL_JITTER)
-        self._entries[key_hash] = (now + ttl, principal)
+        now = self._clock()
+        refresh_at = now + self.ttl * random.uniform(1 - TTL_JITTER, 1 + TTL_JITTER)
+        self._entries[key_hash] = _Entry(refresh_at, refresh_at + self.ttl, principal)
         self._entries.move_to_end(key_hash)
         while len(self._entries) > self.max_entries:
             self._entries.popitem(last=False)
         return principal
 
+    def _refresh_in_background(
+        self, maker: async_sessionmaker[AsyncSession], raw_key: str, key_hash: str
+    ) -> None:
+        async def refresh() -> None:
+            try:
+                await self._read(maker, raw_key, key_hash)
+            except Exception:
+                # The entry stays until it expires; its next use then reads synchronously and
+                # surfaces the failure to that request.
+                log.warning("background refresh of a cached API key failed", exc_info=True)
+            finally:
+                if self._refreshing.get(key_hash) is asyncio.current_task():
+                    self._refreshing.pop(key_hash)
+
+        self._refreshing[key_hash] = asyncio.get_running_loop().create_task(refresh())
+
     def invalidate(self, key_hash: str) -> None:
         self._entries.pop(key_hash, None)
+        task = self._refreshing.pop(key_hash, None)
+        if task is not None:
+            # A read that started before the deactivation must not put the key back.
+            task.cancel()
 
     def clear(self) -> None:
         self._entries.clear()
+
+    async def aclose(self) -> None:
+        """Stop background refreshes (before the engine they read from is disposed)."""
+        tasks = list(self._refreshing.values())
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
 
 
 def invalidate_everywhere(key_hash: str) -> None:
