@@ -11,6 +11,7 @@ cache, and a key deactivated by another process (the CLI) must stop working at o
 On SQLite the exchange runs synchronously on the event loop: a local WAL write of one row
 takes tens of microseconds, less than the thread hops an async driver needs for it; a short
 busy timeout bounds the stall, and a locked database sends the caller down the full path.
+The reservation commits on its own (autocommit), so a fresh hit costs two statements.
 
 The reservation is made whether or not the row turns out fresh; callers taking the full path
 afterwards reuse it instead of reserving again. `used` is None when the statement could not
@@ -114,22 +115,29 @@ def sqlite_reserve_and_read(
     jurisdiction: str,
     permit_number: str,
 ) -> ReserveAndRead:
-    """One short write transaction on a synchronous connection in autocommit mode.
+    """Two statements on a synchronous connection in autocommit mode: the reservation is its
+    own write transaction, then the cache row is read. The read needs no atomicity with the
+    reservation (a row refreshed in between is simply newer), and the key-active check runs only
+    when nothing was reserved (the reservation's own condition proves an active key).
 
-    Raises sqlite3.OperationalError when the database stays locked past the connection's
-    short busy timeout; nothing is kept then (the transaction is rolled back).
+    Raises sqlite3.OperationalError when the reservation meets a lock held past the connection's
+    short busy timeout (nothing is kept then). A read that fails after the reservation committed
+    returns the reservation without a row, so the caller's full path reuses it.
     """
+    reserved = connection.execute(
+        SQLITE_RESERVE, (units, api_key_id, period, ceiling, units, ceiling, api_key_id)
+    ).fetchall()
+    if reserved:
+        used: int | None = reserved[0][0]
+        active = True
+    else:
+        used = None
+        found = connection.execute(SQLITE_KEY_ACTIVE, (api_key_id,)).fetchone()
+        active = bool(found and found[0])
     try:
-        connection.execute("BEGIN IMMEDIATE")
-        reserved = connection.execute(
-            SQLITE_RESERVE, (units, api_key_id, period, ceiling, units, ceiling, api_key_id)
-        ).fetchall()
-        active = connection.execute(SQLITE_KEY_ACTIVE, (api_key_id,)).fetchone()
         row = connection.execute(SQLITE_READ, (jurisdiction, permit_number)).fetchone()
-        connection.execute("COMMIT")
     except sqlite3.Error:
-        if connection.in_transaction:
-            connection.execute("ROLLBACK")
-        raise
-    used = reserved[0][0] if reserved else None
-    return ReserveAndRead(used, _cached(row), bool(active and active[0]))
+        if used is None:
+            raise
+        row = None
+    return ReserveAndRead(used, _cached(row), active)
