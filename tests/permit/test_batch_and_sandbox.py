@@ -109,16 +109,17 @@ async def test_batch_size_limits(
 async def test_batch_fetches_concurrently_within_the_source_cap(
     client: httpx.AsyncClient, ctx: AppContext, portal: FakePortal
 ) -> None:
-    numbers = [f"21030-20000-{i:05d}" for i in range(25)]
+    # EPIC-LA ships with the default cap of 4 (LADBS's 25 would not bind a 25-permit batch).
+    numbers = [f"UNC-BLDR2508270{i:05d}" for i in range(25)]
     for number in numbers:
-        portal.add(snapshot("ladbs", number))
+        portal.add(snapshot("epicla", number))
     portal.latency = 0.1
     key = (await make_account(ctx, "pro")).live_key
     body = (
         await client.post(BATCH, json={"permit_numbers": numbers}, headers={"X-API-Key": key})
     ).json()
     assert len(body["results"]) == 25
-    assert portal.peak_in_flight == ctx.http.policy("ladbs").max_concurrency == 4
+    assert portal.peak_in_flight == ctx.http.policy("epicla").max_concurrency == 4
     assert await used(ctx, key) == 25
 
 

@@ -18,10 +18,11 @@ from permitapi.kit.clock import FrozenClock
 from permitapi.portalsim.app import create_sim_app
 from permitapi.source_health import repository
 from permitapi.source_health.recorder import DatabaseOutcomeRecorder
-from permitapi.sources.base import RetryLater
+from permitapi.sources.base import NotFoundAtSource, PermitSnapshot, RetryLater
 from permitapi.sources.gateway import SourceGateway
-from permitapi.sources.registry import default_directory
+from permitapi.sources.registry import Jurisdiction, default_directory
 from tests.sources.core.support import ECHO_FAMILIES, EchoAdapter, LoopbackServer
+from tests.support.fake_portal import snapshot
 
 
 @pytest.fixture(scope="module")
@@ -143,6 +144,48 @@ async def test_recorder_never_raises(clock: FrozenClock, caplog: pytest.LogCaptu
     try:
         recorder = DatabaseOutcomeRecorder(create_sessionmaker(engine), clock)
         await recorder.record("ladbs", "fetch", "success", None, 1.0)  # must not raise
+        await recorder.record_many("ladbs", "fetch", [("success", None, 1.0)])
     finally:
         await engine.dispose()
     assert "could not record source outcome" in caplog.text
+    assert "could not record 1 source outcomes" in caplog.text
+
+
+class _BatchAdapter:
+    """An adapter whose batch fetch ends in the given outcomes, one per number, in order."""
+
+    def __init__(self, outcomes: list[PermitSnapshot | Exception]) -> None:
+        self.outcomes = outcomes
+
+    async def fetch_many(
+        self, jurisdiction: Jurisdiction, numbers: list[str]
+    ) -> dict[str, PermitSnapshot | Exception]:
+        return dict(zip(numbers, self.outcomes, strict=True))
+
+
+async def test_a_batch_records_every_outcome_in_one_write_in_order(
+    api: tuple[FastAPI, AppContext],
+) -> None:
+    _, ctx = api
+    anaheim = ctx.directory.get("aca:anaheim")
+    assert anaheim is not None
+    found = snapshot("aca:anaheim", "BLD2024-0001")
+    outcomes: list[PermitSnapshot | Exception] = [
+        RetryLater("aca:anaheim", "slow", reason="timeout"),
+        found,
+        NotFoundAtSource("aca:anaheim", "no such permit"),
+        RetryLater("aca:anaheim", "maintenance page", reason="maintenance"),
+    ]
+    gateway = SourceGateway(ctx.http, ctx.gateway.recorder)
+    gateway.register("aca", _BatchAdapter(outcomes))  # type: ignore[arg-type]
+    async with ctx.sessionmaker() as session:
+        before = await repository.aggregates(session, ctx.clock.now())
+    results = await gateway.fetch_many(anaheim, ["A-1", "A-2", "A-3", "A-4"])
+    assert list(results.values()) == outcomes
+    async with ctx.sessionmaker() as session:
+        after = (await repository.aggregates(session, ctx.clock.now()))["aca:anaheim"]
+    earlier = before.get("aca:anaheim")
+    assert after.window_total - (earlier.window_total if earlier else 0) == 4
+    # Only the last outcome follows the batch's last healthy one (not_found): order kept.
+    assert after.failures_since_success == 1
+    assert after.last_failure_reason == "maintenance"

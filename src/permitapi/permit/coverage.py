@@ -6,6 +6,7 @@ permit id or anything about the customer, so the coverage endpoint cannot leak e
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -56,8 +57,15 @@ def fields_present(snapshot: PermitSnapshot) -> dict[str, bool]:
 async def record_observation(
     session: AsyncSession, snapshot: PermitSnapshot, observed_at: datetime
 ) -> None:
-    await coverage_repository.insert(
-        session, snapshot.jurisdiction, fields_present(snapshot), observed_at
+    await record_observations(session, [snapshot], observed_at)
+
+
+async def record_observations(
+    session: AsyncSession, snapshots: Sequence[PermitSnapshot], observed_at: datetime
+) -> None:
+    """One observation per successful lookup, all in one statement."""
+    await coverage_repository.insert_many(
+        session, [(s.jurisdiction, fields_present(s)) for s in snapshots], observed_at
     )
 
 

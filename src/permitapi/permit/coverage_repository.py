@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import case, func, select, true
+from sqlalchemy import insert as sql_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from permitapi.permit.models import CoverageObservation
@@ -15,12 +16,22 @@ from permitapi.permit.models import CoverageObservation
 async def insert(
     session: AsyncSession, jurisdiction: str, fields_present: dict[str, bool], observed_at: datetime
 ) -> None:
-    session.add(
-        CoverageObservation(
-            jurisdiction=jurisdiction, fields_present=fields_present, observed_at=observed_at
-        )
-    )
-    await session.flush()
+    await insert_many(session, [(jurisdiction, fields_present)], observed_at)
+
+
+async def insert_many(
+    session: AsyncSession,
+    observations: Sequence[tuple[str, dict[str, bool]]],
+    observed_at: datetime,
+) -> None:
+    """(jurisdiction, fields_present) observations in one multi-row INSERT."""
+    if not observations:
+        return
+    rows = [
+        {"jurisdiction": j, "fields_present": present, "observed_at": observed_at}
+        for j, present in observations
+    ]
+    await session.execute(sql_insert(CoverageObservation).values(rows))
 
 
 async def since(session: AsyncSession, start: datetime) -> list[tuple[str, dict[str, bool]]]:

@@ -227,31 +227,40 @@ def _fetched(
     return _Fetched(jurisdiction, number, outcome, None)
 
 
-async def _store(session: AsyncSession, fetched: _Fetched, now: datetime) -> None:
-    """Record a fetch's result on the permits row (dropping the lease), plus the coverage
-    observation of a successful one."""
-    slug, number, snapshot = fetched.jurisdiction.slug, fetched.number, fetched.snapshot
-    if snapshot is not None:
-        await permits.store_snapshot(
-            session,
-            slug,
-            number,
-            display_number=snapshot.permit_number or number,
-            raw_status=snapshot.raw_status,
-            normalized_status=snapshot.status.value,
-            status_date=snapshot.status_date,
-            permit_type=snapshot.permit_type,
-            issued_date=snapshot.issued_date,
-            applied_date=snapshot.applied_date,
-            snapshot=encode_snapshot(snapshot),
-            normalization_version=NORMALIZATION_VERSION,
-            fetched_at=now,
-        )
-        await coverage.record_observation(session, snapshot, now)
-        return
-    outcome = fetched.outcome
-    reason = NOT_FOUND if outcome.kind == "not_found" else (outcome.reason or "source_error")
-    await permits.store_failure(session, slug, number, reason=reason, attempted_at=now)
+async def _store(session: AsyncSession, results: list[_Fetched], now: datetime) -> None:
+    """Record fetch results on their permits rows (dropping the leases), plus the coverage
+    observations of the successful ones: three statements at most, whatever the count."""
+    fetched = [(f, f.snapshot) for f in results if f.snapshot is not None]
+    await permits.store_snapshots(
+        session, [_representation(f, snapshot) for f, snapshot in fetched], now
+    )
+    await coverage.record_observations(session, [snapshot for _, snapshot in fetched], now)
+    failures = [
+        (f.jurisdiction.slug, f.number, _failure_reason(f.outcome))
+        for f in results
+        if f.snapshot is None
+    ]
+    await permits.store_failures(session, failures, now)
+
+
+def _representation(fetched: _Fetched, snapshot: PermitSnapshot) -> permits.Representation:
+    return permits.Representation(
+        jurisdiction=fetched.jurisdiction.slug,
+        permit_number=fetched.number,
+        display_number=snapshot.permit_number or fetched.number,
+        raw_status=snapshot.raw_status,
+        normalized_status=snapshot.status.value,
+        status_date=snapshot.status_date,
+        permit_type=snapshot.permit_type,
+        issued_date=snapshot.issued_date,
+        applied_date=snapshot.applied_date,
+        snapshot=encode_snapshot(snapshot),
+        normalization_version=NORMALIZATION_VERSION,
+    )
+
+
+def _failure_reason(outcome: RefreshOutcome) -> str:
+    return NOT_FOUND if outcome.kind == "not_found" else (outcome.reason or "source_error")
 
 
 async def _fetch_and_store(
@@ -259,7 +268,7 @@ async def _fetch_and_store(
 ) -> RefreshOutcome:
     fetched = await _fetch(ctx, jurisdiction, number)
     async with ctx.transaction() as session:
-        await _store(session, fetched, ctx.clock.now())
+        await _store(session, [fetched], ctx.clock.now())
     return fetched.outcome
 
 
@@ -271,43 +280,17 @@ async def refresh_many(
     targets: list[tuple[Jurisdiction, str]],
     since: datetime,
 ) -> dict[tuple[str, str], RefreshOutcome]:
-    """`refresh` for many permits with two transactions in all instead of two each: one
-    claims every lease, one stores every result. Fetches run concurrently, at most the
-    source's `max_concurrency` at a time per source. Permits another caller in this process
-    is already refreshing, or whose lease another process holds, are joined as `refresh` does.
+    """`refresh` for many permits with two short transactions in all, each a constant number
+    of statements whatever the batch size: one claims every lease, one stores every result.
+    Fetches run concurrently within each source's politeness caps. Permits another caller in
+    this process is already refreshing, or whose lease another process holds, are joined as
+    `refresh` does.
     """
     flight = single_flight(ctx)
     unique = {(j.slug, n): (j, n) for j, n in targets}
     free = [key for key in unique if not flight.running(key)]
-    owner = process_owner()
-    lease = timedelta(seconds=ctx.settings.refresh_lease_seconds)
-    now = ctx.clock.now()
-    claimed: list[tuple[str, str]] = []
-    moot: set[tuple[str, str]] = set()
-    if free:
-        async with ctx.transaction() as session:
-            for slug, number in free:
-                await permits.ensure_row(
-                    session,
-                    permit_id=str(permit_id(slug, number)),
-                    jurisdiction=slug,
-                    permit_number=number,
-                    now=now,
-                )
-                if await permits.claim_refresh(session, slug, number, owner, now, now + lease):
-                    claimed.append((slug, number))
-            states = await permits.read_cached_many(session, claimed)
-            for key in claimed:
-                row = states.get(key)
-                if (
-                    row
-                    and row.fetched_at
-                    and row.fetched_at > since
-                    and not row.last_failure_reason
-                ):
-                    moot.add(key)  # another process fetched after the caller's cache read
-                    await permits.release_refresh(session, *key, owner)
-    to_fetch = [unique[key] for key in claimed if key not in moot]
+    claimed, moot = await _claim_many(ctx, free, since) if free else (set(), set())
+    to_fetch = [unique[key] for key in free if key in claimed and key not in moot]
     bulk = asyncio.ensure_future(_fetch_and_store_many(ctx, to_fetch))
 
     async def claimed_result(key: tuple[str, str]) -> RefreshOutcome:
@@ -323,6 +306,27 @@ async def refresh_many(
 
     outcomes = await asyncio.gather(*(one(key) for key in unique))
     return dict(zip(unique, outcomes, strict=True))
+
+
+async def _claim_many(
+    ctx: AppContext, keys: list[tuple[str, str]], since: datetime
+) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    """Create the identity rows and take every lease nobody holds, in one transaction. Returns
+    the keys claimed and, among them, those already made moot: another process stored a
+    successful fetch after `since` (their leases are given back at once)."""
+    owner = process_owner()
+    now = ctx.clock.now()
+    until = now + timedelta(seconds=ctx.settings.refresh_lease_seconds)
+    async with ctx.transaction() as session:
+        await permits.ensure_rows(session, [(str(permit_id(*key)), *key) for key in keys], now)
+        claims = await permits.claim_refreshes(session, keys, owner, now, until)
+        moot = {
+            (c.jurisdiction, c.permit_number)
+            for c in claims
+            if c.fetched_at and c.fetched_at > since and not c.last_failure_reason
+        }
+        await permits.release_refreshes(session, moot, owner)
+    return {(c.jurisdiction, c.permit_number) for c in claims}, moot
 
 
 async def _fetch_and_store_many(
@@ -345,7 +349,5 @@ async def _fetch_and_store_many(
     results = [fetched for group in groups for fetched in group]
     if results:
         async with ctx.transaction() as session:
-            now = ctx.clock.now()
-            for fetched in results:
-                await _store(session, fetched, now)
+            await _store(session, results, ctx.clock.now())
     return {(f.jurisdiction.slug, f.number): f.outcome for f in results}

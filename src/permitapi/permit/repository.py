@@ -4,12 +4,12 @@ resource and the detail endpoints)."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
-from dataclasses import dataclass
+from collections.abc import Collection, Sequence
+from dataclasses import asdict, dataclass
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import Table, and_, bindparam, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
@@ -20,6 +20,13 @@ def _identity(jurisdiction: str, permit_number: str) -> Any:
     return and_(
         PermitRecord.jurisdiction == jurisdiction, PermitRecord.permit_number == permit_number
     )
+
+
+def _identities(identities: Collection[tuple[str, str]]) -> Any:
+    return or_(*(_identity(j, n) for j, n in sorted(set(identities))))
+
+
+_PERMITS: Table = PermitRecord.__table__  # type: ignore[assignment]
 
 
 # -- stored representations (resolutions, the canonical resource, the detail endpoints) ------
@@ -109,9 +116,7 @@ async def read_cached_many(
     if not identities:
         return {}
     result = await db.execute(
-        select(PermitRecord.permit_number, *_CACHED_COLUMNS).where(
-            or_(*(_identity(j, n) for j, n in set(identities)))
-        )
+        select(PermitRecord.permit_number, *_CACHED_COLUMNS).where(_identities(identities))
     )
     found = {}
     for row in result.all():
@@ -143,8 +148,32 @@ async def ensure_row(
         "display_number": permit_number,
         "created_at": now,
     }
-    insert = postgresql.insert if db.get_bind().dialect.name == "postgresql" else sqlite.insert
-    await db.execute(insert(PermitRecord).values(values).on_conflict_do_nothing())
+    await db.execute(_insert(db)(PermitRecord).values(values).on_conflict_do_nothing())
+
+
+def _insert(db: AsyncSession) -> Any:
+    return postgresql.insert if db.get_bind().dialect.name == "postgresql" else sqlite.insert
+
+
+async def ensure_rows(
+    db: AsyncSession, identities: Sequence[tuple[str, str, str]], now: datetime
+) -> None:
+    """`ensure_row` for many (permit_id, jurisdiction, permit_number) in one statement. Rows go
+    in a fixed order, so two processes inserting overlapping batches on PostgreSQL wait for
+    each other instead of deadlocking."""
+    if not identities:
+        return
+    values = [
+        {
+            "permit_id": pid,
+            "jurisdiction": jurisdiction,
+            "permit_number": number,
+            "display_number": number,
+            "created_at": now,
+        }
+        for pid, jurisdiction, number in sorted(set(identities))
+    ]
+    await db.execute(_insert(db)(PermitRecord).values(values).on_conflict_do_nothing())
 
 
 async def claim_refresh(
@@ -169,6 +198,75 @@ async def claim_refresh(
         .values(refresh_lease_owner=owner, refresh_lease_expires_at=until)
     )
     return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+def _lease_free(now: datetime) -> Any:
+    return or_(
+        PermitRecord.refresh_lease_owner.is_(None), PermitRecord.refresh_lease_expires_at < now
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A refresh lease just taken, with what tells whether a fetch is still due."""
+
+    jurisdiction: str
+    permit_number: str
+    fetched_at: datetime | None
+    last_failure_reason: str | None
+
+
+async def claim_refreshes(
+    db: AsyncSession,
+    identities: Collection[tuple[str, str]],
+    owner: str,
+    now: datetime,
+    until: datetime,
+) -> list[Claim]:
+    """`claim_refresh` for many permits in one conditional UPDATE ... RETURNING: the leases
+    taken (free or expired ones). The condition is re-checked on the row being updated, so two
+    processes can never both win a permit.
+
+    On PostgreSQL the rows are locked in a fixed order and rows another transaction has locked
+    (another claim in progress) are skipped, so overlapping batches never deadlock; a skipped
+    permit is simply not claimed here (the caller waits for it as for any held lease). SQLite
+    has one writer at a time and ignores the locking clause.
+    """
+    if not identities:
+        return []
+    candidates = (
+        select(PermitRecord.permit_id)
+        .where(_identities(identities), _lease_free(now))
+        .order_by(PermitRecord.permit_id)
+        .with_for_update(skip_locked=True)
+    )
+    result = await db.execute(
+        update(PermitRecord)
+        .where(PermitRecord.permit_id.in_(candidates), _lease_free(now))
+        .values(refresh_lease_owner=owner, refresh_lease_expires_at=until)
+        .returning(
+            PermitRecord.jurisdiction,
+            PermitRecord.permit_number,
+            PermitRecord.fetched_at,
+            PermitRecord.last_failure_reason,
+        )
+        .execution_options(synchronize_session=False)
+    )
+    return [Claim(*row) for row in result.all()]
+
+
+async def release_refreshes(
+    db: AsyncSession, identities: Collection[tuple[str, str]], owner: str
+) -> None:
+    """`release_refresh` for many permits in one statement."""
+    if not identities:
+        return
+    await db.execute(
+        update(PermitRecord)
+        .where(_identities(identities), PermitRecord.refresh_lease_owner == owner)
+        .values(refresh_lease_owner=None, refresh_lease_expires_at=None)
+        .execution_options(synchronize_session=False)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,59 +295,75 @@ async def refresh_state(
     return None if row is None else RefreshState(*row)
 
 
-async def store_snapshot(
-    db: AsyncSession,
-    jurisdiction: str,
-    permit_number: str,
-    *,
-    display_number: str,
-    raw_status: str,
-    normalized_status: str,
-    status_date: date | None,
-    permit_type: str | None,
-    issued_date: date | None,
-    applied_date: date | None,
-    snapshot: dict[str, Any],
-    normalization_version: str,
-    fetched_at: datetime,
-) -> None:
-    """Replace the representation after a successful fetch and drop the refresh lease."""
-    await db.execute(
-        update(PermitRecord)
-        .where(_identity(jurisdiction, permit_number))
-        .values(
-            display_number=display_number,
-            raw_status=raw_status,
-            normalized_status=normalized_status,
-            status_date=status_date,
-            permit_type=permit_type,
-            issued_date=issued_date,
-            applied_date=applied_date,
-            snapshot=snapshot,
-            normalization_version=normalization_version,
-            fetched_at=fetched_at,
-            last_attempted_at=fetched_at,
-            last_failure_reason=None,
-            refresh_lease_owner=None,
-            refresh_lease_expires_at=None,
-        )
-    )
+@dataclass(frozen=True, slots=True)
+class Representation:
+    """A successful fetch's values for its permits row."""
+
+    jurisdiction: str
+    permit_number: str
+    display_number: str
+    raw_status: str
+    normalized_status: str
+    status_date: date | None
+    permit_type: str | None
+    issued_date: date | None
+    applied_date: date | None
+    snapshot: dict[str, Any]
+    normalization_version: str
 
 
-async def store_failure(
-    db: AsyncSession, jurisdiction: str, permit_number: str, *, reason: str, attempted_at: datetime
+# One UPDATE per call, executed once per permit (executemany); the SET columns come from the
+# parameter keys, the permit from `_w_jurisdiction`/`_w_number`.
+_UPDATE_BY_IDENTITY = update(_PERMITS).where(
+    _PERMITS.c.jurisdiction == bindparam("_w_jurisdiction"),
+    _PERMITS.c.permit_number == bindparam("_w_number"),
+)
+_LEASE_DROPPED = {"refresh_lease_owner": None, "refresh_lease_expires_at": None}
+
+
+async def store_snapshots(
+    db: AsyncSession, stored: Sequence[Representation], fetched_at: datetime
 ) -> None:
-    """Record a failed refresh (the representation stays) and drop the refresh lease."""
-    await db.execute(
-        update(PermitRecord)
-        .where(_identity(jurisdiction, permit_number))
-        .values(
-            last_attempted_at=attempted_at,
-            last_failure_reason=reason,
-            refresh_lease_owner=None,
-            refresh_lease_expires_at=None,
+    """Replace the representations after successful fetches and drop their refresh leases."""
+    if not stored:
+        return
+    params = []
+    for item in stored:
+        values = asdict(item)
+        params.append(
+            {
+                "_w_jurisdiction": values.pop("jurisdiction"),
+                "_w_number": values.pop("permit_number"),
+                **values,
+                "fetched_at": fetched_at,
+                "last_attempted_at": fetched_at,
+                "last_failure_reason": None,
+                **_LEASE_DROPPED,
+            }
         )
-    )
+    connection = await db.connection()
+    await connection.execute(_UPDATE_BY_IDENTITY, params)
+
+
+async def store_failures(
+    db: AsyncSession, failures: Sequence[tuple[str, str, str]], attempted_at: datetime
+) -> None:
+    """Record failed refreshes, (jurisdiction, permit_number, reason) each: the representations
+    stay, the refresh leases are dropped."""
+    if not failures:
+        return
+    params = [
+        {
+            "_w_jurisdiction": jurisdiction,
+            "_w_number": number,
+            "last_attempted_at": attempted_at,
+            "last_failure_reason": reason,
+            **_LEASE_DROPPED,
+        }
+        for jurisdiction, number, reason in failures
+    ]
+    connection = await db.connection()
+    await connection.execute(_UPDATE_BY_IDENTITY, params)
 
 
 async def release_refresh(

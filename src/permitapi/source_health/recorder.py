@@ -1,4 +1,5 @@
-"""The OutcomeRecorder the SourceGateway uses: one short transaction per outcome, never raises.
+"""The OutcomeRecorder the SourceGateway uses: one short transaction per outcome (per batch for
+a batch's outcomes), never raises.
 
 Recording happens after the portal call returned, so no connection is held across the fetch
 (design.md, hot path), and a database hiccup never turns a good fetch into an error.
@@ -7,6 +8,7 @@ Recording happens after the portal call returned, so no connection is held acros
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -42,3 +44,21 @@ class DatabaseOutcomeRecorder:
                 )
         except Exception:
             log.exception("could not record source outcome %s %s %s", source, operation, outcome)
+
+    async def record_many(
+        self,
+        source: str,
+        operation: str,
+        outcomes: Sequence[tuple[str, str | None, float | None]],
+    ) -> None:
+        try:
+            async with self._sessionmaker() as session, session.begin():
+                await service.record_outcomes(
+                    session,
+                    source=source,
+                    operation=operation,
+                    outcomes=outcomes,
+                    at=self._clock.now(),
+                )
+        except Exception:
+            log.exception("could not record %d source outcomes of %s", len(outcomes), source)

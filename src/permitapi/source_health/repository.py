@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -37,16 +38,31 @@ async def insert_fetch(
     latency_ms: float | None,
     occurred_at: datetime,
 ) -> None:
-    await session.execute(
-        insert(SourceFetch).values(
-            source=source,
-            operation=operation,
-            outcome=outcome,
-            reason=(reason or None) and reason[:200],
-            latency_ms=latency_ms,
-            occurred_at=occurred_at,
-        )
-    )
+    await insert_fetches(session, source, operation, [(outcome, reason, latency_ms)], occurred_at)
+
+
+async def insert_fetches(
+    session: AsyncSession,
+    source: str,
+    operation: str,
+    outcomes: Sequence[tuple[str, str | None, float | None]],
+    occurred_at: datetime,
+) -> None:
+    """(outcome, reason, latency_ms) rows in one multi-row INSERT, ids in the given order."""
+    if not outcomes:
+        return
+    rows = [
+        {
+            "source": source,
+            "operation": operation,
+            "outcome": outcome,
+            "reason": (reason or None) and reason[:200],
+            "latency_ms": latency_ms,
+            "occurred_at": occurred_at,
+        }
+        for outcome, reason, latency_ms in outcomes
+    ]
+    await session.execute(insert(SourceFetch).values(rows))
 
 
 async def aggregates(session: AsyncSession, window_start: datetime) -> dict[str, SourceAggregate]:

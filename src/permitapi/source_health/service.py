@@ -15,7 +15,7 @@ short transaction.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -66,6 +66,19 @@ async def record_outcome(
         latency_ms=latency_ms,
         occurred_at=at,
     )
+
+
+async def record_outcomes(
+    session: AsyncSession,
+    *,
+    source: str,
+    operation: str,
+    outcomes: Sequence[tuple[str, str | None, float | None]],
+    at: datetime,
+) -> None:
+    """Append many (outcome, reason, latency_ms) of one source at once (a batch's fetches), in
+    the given order. Side effect: one INSERT; the caller commits."""
+    await repository.insert_fetches(session, source, operation, outcomes, at)
 
 
 def judge(aggregate: repository.SourceAggregate | None, circuit: CircuitState) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Mapping, Sequence
 from typing import Protocol, TypeVar
 
 from permitapi.sources.base import (
@@ -43,6 +43,16 @@ class OutcomeRecorder(Protocol):
         latency_ms: float | None,
     ) -> None:
         """Persist one fetch outcome (source health). Must not raise."""
+        ...
+
+    async def record_many(
+        self,
+        source: str,
+        operation: str,
+        outcomes: Sequence[tuple[str, str | None, float | None]],
+    ) -> None:
+        """Persist many (outcome, reason, latency_ms) of one source at once, in order (a
+        batch's fetches). Must not raise."""
         ...
 
 
@@ -124,9 +134,15 @@ class SourceGateway:
             )
         except Exception as failure:
             results = dict.fromkeys(permit_numbers, failure)
-        for result in results.values():
-            failed = result if isinstance(result, Exception) else None
-            await self._record(jurisdiction, "fetch", failed, started)
+        if self.recorder is not None:
+            # One write for the batch: a transaction per permit would add up to tens of
+            # milliseconds after the portal answered.
+            latency_ms = _ms_since(started)
+            outcomes = [
+                (*classify_outcome(r if isinstance(r, Exception) else None), latency_ms)
+                for r in results.values()
+            ]
+            await self.recorder.record_many(jurisdiction.slug, "fetch", outcomes)
         return results
 
     async def search(self, jurisdiction: Jurisdiction, criteria: SearchCriteria) -> SearchPage:
@@ -155,8 +171,9 @@ class SourceGateway:
         if self.recorder is None:
             return
         outcome, reason = classify_outcome(error)
-        latency_ms = round((time.perf_counter() - started) * 1000, 1)
-        await self.recorder.record(jurisdiction.slug, operation, outcome, reason, latency_ms)
+        await self.recorder.record(
+            jurisdiction.slug, operation, outcome, reason, _ms_since(started)
+        )
 
     async def aclose(self) -> None:
         await self.http.aclose()
@@ -164,3 +181,7 @@ class SourceGateway:
     def use_adapter(self, family: str, adapter: SourceAdapter) -> None:
         """Serve `family` with this adapter instance (tests and benchmarks plug fakes here)."""
         self._adapters[family] = adapter
+
+
+def _ms_since(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 1)

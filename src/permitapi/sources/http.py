@@ -1,9 +1,10 @@
 """The one outbound HTTP module every adapter uses.
 
 Responsibilities: per-source timeouts (connect 5 s, read 30 s by default), bounded jittered
-retries for idempotent reads, a per-host concurrency cap and minimum interval, a circuit
-breaker per source, an honest User-Agent, response size caps, and recognition of maintenance
-pages, error pages, login redirects and CSRF refusals as typed errors (never "not found").
+retries for idempotent reads, per-host politeness (a concurrency cap, an optional token bucket
+and an optional minimum interval between request starts), a circuit breaker per source, an
+honest User-Agent, response size caps, and recognition of maintenance pages, error pages, login
+redirects and CSRF refusals as typed errors (never "not found").
 
 What a request can end in:
 
@@ -74,12 +75,22 @@ class SourcePolicy:
     max_attempts: int = 3
     max_concurrency: int = 4
     min_interval_seconds: float = 0.0
+    # Token bucket per host: `burst` requests may start at once after an idle period, then
+    # starts are paced at `requests_per_second` (0: no rate cap).
+    requests_per_second: float = 0.0
+    burst: int = 1
     max_response_bytes: int = 8 * 1024 * 1024
     backoff_base_seconds: float = 0.5
     backoff_max_seconds: float = 8.0
     max_retry_wait_seconds: float = 10.0
     circuit_failure_threshold: int = 5
     circuit_cooldown_seconds: float = 30.0
+
+    def __post_init__(self) -> None:
+        if self.requests_per_second < 0 or self.burst < 1 or self.max_concurrency < 1:
+            raise ValueError(
+                "source policy needs requests_per_second >= 0, burst >= 1, max_concurrency >= 1"
+            )
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> SourcePolicy:
         known = {f.name for f in dataclasses.fields(self)}
@@ -114,25 +125,69 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
     return max(0.0, (moment - (now or datetime.now(UTC))).total_seconds())
 
 
-class _HostGate:
-    """At most `max_concurrency` requests in flight to one host, starts `min_interval` apart."""
+class _TokenBucket:
+    """`burst` tokens, refilled continuously at `rate` per second; a request start takes one."""
 
-    def __init__(self, max_concurrency: int, min_interval: float) -> None:
-        self._semaphore = asyncio.Semaphore(max(1, max_concurrency))
-        self._min_interval = min_interval
+    def __init__(self, rate: float, burst: int) -> None:
+        self._rate = rate
+        self._capacity = float(burst)
+        self._tokens = self._capacity
+        self._updated = time.monotonic()
+
+    def wait(self, now: float) -> float:
+        """Seconds until a token is available (0 when one is)."""
+        self._refill(now)
+        return 0.0 if self._tokens >= 1 else (1 - self._tokens) / self._rate
+
+    def take(self, now: float) -> None:
+        self._refill(now)
+        self._tokens -= 1
+
+    def _refill(self, now: float) -> None:
+        self._tokens = min(self._capacity, self._tokens + (now - self._updated) * self._rate)
+        self._updated = now
+
+
+class _HostGate:
+    """Politeness owed to one host: at most `max_concurrency` requests in flight, starts paced
+    by a token bucket (`requests_per_second`, `burst`) and at least `min_interval_seconds`
+    apart. Waiters start in arrival order."""
+
+    def __init__(self, policy: SourcePolicy) -> None:
+        self._semaphore = asyncio.Semaphore(policy.max_concurrency)
+        self._min_interval = policy.min_interval_seconds
+        self._bucket = (
+            _TokenBucket(policy.requests_per_second, policy.burst)
+            if policy.requests_per_second > 0
+            else None
+        )
         self._lock = asyncio.Lock()
         self._next_start = 0.0
 
     @contextlib.asynccontextmanager
     async def slot(self) -> AsyncIterator[None]:
         async with self._semaphore:
-            if self._min_interval > 0:
+            if self._bucket is not None or self._min_interval > 0:
+                # Waiting while holding the (FIFO) lock is what keeps arrival order: a newcomer
+                # cannot take the token the first waiter is sleeping for.
                 async with self._lock:
-                    wait = self._next_start - time.monotonic()
-                    if wait > 0:
-                        await asyncio.sleep(wait)
-                    self._next_start = time.monotonic() + self._min_interval
+                    await self._pace()
             yield
+
+    async def _pace(self) -> None:
+        # Nobody else takes tokens meanwhile (the lock): after this wait one is there. A wake-up
+        # a hair early leaves the bucket a hair below zero, which only delays the next start.
+        wait = self._wait(time.monotonic())
+        if wait > 0:
+            await asyncio.sleep(wait)
+        now = time.monotonic()
+        if self._bucket is not None:
+            self._bucket.take(now)
+        self._next_start = now + self._min_interval
+
+    def _wait(self, now: float) -> float:
+        bucket_wait = self._bucket.wait(now) if self._bucket is not None else 0.0
+        return max(bucket_wait, self._next_start - now)
 
 
 class _Retryable(Exception):
@@ -210,7 +265,7 @@ class PortalHttp:
         host = urlsplit(real_url).netloc.lower()
         gate = self._gates.get(host)
         if gate is None:
-            gate = _HostGate(policy.max_concurrency, policy.min_interval_seconds)
+            gate = _HostGate(policy)
             self._gates[host] = gate
         return gate
 

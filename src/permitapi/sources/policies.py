@@ -1,10 +1,26 @@
-"""Source HTTP policies from settings: defaults, then platform overrides, then slug overrides."""
+"""Source HTTP policies: defaults from settings, then the shipped platform defaults below, then
+PERMITAPI_SOURCE_POLICIES overrides by platform, then by jurisdiction slug."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from permitapi.config import Settings
 from permitapi.sources.http import SourcePolicy
 from permitapi.sources.registry import Directory
+
+# Shipped politeness per platform; a platform not listed keeps SourcePolicy's defaults.
+PLATFORM_DEFAULTS: dict[str, dict[str, float]] = {
+    # PCIS pages and Socrata (both LADBS hosts): a 25-permit batch's pages may go out together,
+    # while sustained load stays about 5 request starts per second per host and process, what
+    # the former 4-in-flight cap allowed at PCIS's real ~1 s latency (docs/decisions.md,
+    # "Sources").
+    "ladbs": {"max_concurrency": 25, "burst": 25, "requests_per_second": 5.0},
+}
+
+_INT_FIELDS = frozenset(
+    {"max_attempts", "max_concurrency", "burst", "max_response_bytes", "circuit_failure_threshold"}
+)
 
 
 def default_policy(settings: Settings) -> SourcePolicy:
@@ -25,12 +41,18 @@ def build_policies(settings: Settings, directory: Directory) -> dict[str, Source
         raise ValueError(f"source_policies names unknown sources: {sorted(unknown)}")
     policies = {}
     for item in directory:
-        policy = base.with_overrides(_typed(overrides.get(item.platform, {})))
-        policies[item.slug] = policy.with_overrides(_typed(overrides.get(item.slug, {})))
+        layers = (
+            PLATFORM_DEFAULTS.get(item.platform, {}),
+            overrides.get(item.platform, {}),
+            overrides.get(item.slug, {}),
+        )
+        policy = base
+        for layer in layers:
+            policy = policy.with_overrides(_typed(layer))
+        policies[item.slug] = policy
     return policies
 
 
-def _typed(values: dict[str, float]) -> dict[str, float | int]:
+def _typed(values: Mapping[str, float]) -> dict[str, float | int]:
     # JSON numbers arrive as floats; counts and sizes are ints in SourcePolicy.
-    ints = {"max_attempts", "max_concurrency", "max_response_bytes", "circuit_failure_threshold"}
-    return {name: int(v) if name in ints else float(v) for name, v in values.items()}
+    return {name: int(v) if name in _INT_FIELDS else float(v) for name, v in values.items()}

@@ -45,6 +45,25 @@ def test_where_operators_and_casts() -> None:
     assert ids({"permit_nbr": "21030-20000-00256"}) == ["00256"]
 
 
+@pytest.mark.parametrize(
+    "options",
+    [
+        "'PC Approved', 'O''Brien Review'",
+        "'2021-09-13T00:00:00.000', 'b'",  # a timestamp literal matches the same moment
+        "'2021-09-13', '2021-04-26T00:00'",  # other spellings of the same moments
+        "'10000', '556000', 'x'",
+        "'0'",
+    ],
+)
+@pytest.mark.parametrize("column", ["status_desc", "issue_date", "valuation", ":id"])
+def test_in_list_answers_as_the_equivalent_comparisons(column: str, options: str) -> None:
+    # `in(...)` over literals is matched by set lookups; it must agree with `=` one by one
+    # (nulls included: `issue_date` is absent on one row).
+    equalities = " OR ".join(f"{column} = {o.strip()}" for o in options.split(", "))
+    assert ids({"$where": f"{column} in({options})"}) == ids({"$where": equalities})
+    assert ids({"$where": f"{column} NOT in({options})"}) == ids({"$where": f"NOT ({equalities})"})
+
+
 def test_select_order_limit_offset() -> None:
     assert ids({"$order": "issue_date DESC, :id"}) == ["00256", "20141", "02739"]  # null largest
     assert ids({"$order": "issue_date DESC NULL LAST, :id"}) == ["20141", "02739", "00256"]

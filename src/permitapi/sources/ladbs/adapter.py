@@ -8,7 +8,7 @@ import logging
 import time
 from collections.abc import Awaitable
 from datetime import date, timedelta
-from typing import TypeVar
+from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
 
 from permitapi.kit.clock import Clock, SystemClock
@@ -86,7 +86,8 @@ class LadbsAdapter:
 
     # -- lookup ---------------------------------------------------------------------------
     async def fetch_permit(self, jurisdiction: Jurisdiction, permit_number: str) -> PermitSnapshot:
-        """PCIS detail page, then Socrata for what the page lacks.
+        """PCIS detail page and its gwh9-jnip row at once, then 9w5z-rg2h if the page lacks
+        the inspection history.
 
         Raises NotFoundAtSource for a number that is not an LADBS number or that PCIS does not
         know; RetryLater/Blocked/PortalChanged per `wire` and the page parser. Socrata
@@ -94,11 +95,15 @@ class LadbsAdapter:
         (None) rather than failing a lookup whose status came from PCIS.
         """
         number = _checked_number(permit_number)
-        detail, detail_url = await self._detail(jurisdiction, number)
-        row: Sourced[PermitRow] | None = None
-        # gwh9-jnip carries only the Building group; trade permits are not in it (research §1.2)
-        if _is_building(detail):
-            row = await _best_effort(self._permit_row(jurisdiction, number))
+        # The row is read before the page says whether it can exist (gwh9-jnip holds only the
+        # Building group, research §1.2): a trade permit's read is wasted, but every Building
+        # permit saves a round trip.
+        row_read = asyncio.ensure_future(self._permit_row(jurisdiction, number))
+        try:
+            detail, detail_url = await self._detail(jurisdiction, number)
+            row = await _best_effort(row_read) if _is_building(detail) else None
+        finally:
+            await _abandon(row_read)
         inspections: Sourced[list[Inspection]] | None = None
         if _needs_inspections(detail):
             inspections = await _best_effort(self._inspections(jurisdiction, number))
@@ -109,12 +114,13 @@ class LadbsAdapter:
     ) -> dict[str, PermitSnapshot | SourceError]:
         """`fetch_permit` for many permits (batch status), with the Socrata reads shared.
 
-        One PCIS page per permit (they run concurrently, within the PCIS host's concurrency
-        cap); gwh9-jnip is read ONCE for all of them (`permit_nbr in(...)`), concurrently with
-        the pages, and 9w5z-rg2h once for the issued permits whose page lists no inspection.
-        So a 25-permit batch costs 25 pages plus two Socrata queries instead of up to 75
-        requests. Results are keyed by the numbers as given; a permit's failure is its value.
-        The same best-effort rule as `fetch_permit` applies to the shared Socrata reads.
+        One PCIS page per permit, all concurrently (within the hosts' politeness caps); with
+        them, ONE gwh9-jnip query for every permit (`permit_nbr in(...)`) and ONE 9w5z-rg2h
+        query for every permit, speculative: its rows are used only for the permits that need
+        them (issued, page lists no inspection). So a 25-permit batch costs 25 pages plus two
+        Socrata queries, in about one round trip. Results are keyed by the numbers as given; a
+        permit's failure is its value. The same best-effort rule as `fetch_permit` applies to
+        the shared Socrata reads.
         """
         results: dict[str, PermitSnapshot | SourceError] = {}
         numbers: dict[str, str] = {}  # as given -> normalised
@@ -124,54 +130,35 @@ class LadbsAdapter:
             except NotFoundAtSource as exc:
                 results[given] = exc
         unique = list(dict.fromkeys(numbers.values()))
-        if not unique:
-            return results
-        # gwh9-jnip before the pages are back: one query costs the same for trade permits
-        # (they simply have no row), and running it alongside the pages saves a round trip.
+        if unique:
+            built = await self._fetch_unique(jurisdiction, unique)
+            results.update({given: built[number] for given, number in numbers.items()})
+        return results
+
+    async def _fetch_unique(
+        self, jurisdiction: Jurisdiction, unique: list[str]
+    ) -> dict[str, PermitSnapshot | SourceError]:
+        # Both Socrata reads go out with the pages: waiting for the pages to say which permits
+        # need them would add a round trip to every batch.
         rows_read = asyncio.ensure_future(self._permit_rows_result(jurisdiction, unique))
+        shared_read = asyncio.ensure_future(self._inspections_shared(jurisdiction, unique))
         try:
             pages = await asyncio.gather(
                 *(self._detail(jurisdiction, n) for n in unique), return_exceptions=True
             )
-        finally:
+            details = dict(zip(unique, pages, strict=True))
+            needing = [
+                n for n, d in details.items() if isinstance(d, tuple) and _needs_inspections(d[0])
+            ]
             rows = await rows_read
-        details: dict[str, tuple[PcisDetail, str] | BaseException] = dict(
-            zip(unique, pages, strict=True)
-        )
-        needing = [
-            n for n, d in details.items() if isinstance(d, tuple) and _needs_inspections(d[0])
-        ]
-        inspections: dict[str, Sourced[list[Inspection]]] | SourceError = {}
-        if needing:
-            try:
-                found = await _best_effort(self._inspections_many(jurisdiction, needing))
-                inspections = found or {}
-            except SourceError as exc:
-                inspections = exc
-        built: dict[str, PermitSnapshot | SourceError] = {}
-        for number, page in details.items():
-            if isinstance(page, SourceError):
-                built[number] = page
-                continue
-            if isinstance(page, BaseException):
-                raise page
-            detail, detail_url = page
-            row: Sourced[PermitRow] | None = None
-            if _is_building(detail):
-                if isinstance(rows, SourceError):
-                    built[number] = rows
-                    continue
-                row = rows.get(number)
-            inspected = None
-            if number in needing:
-                if isinstance(inspections, SourceError):
-                    built[number] = inspections
-                    continue
-                inspected = inspections.get(number)
-            built[number] = build_snapshot(jurisdiction.slug, detail, detail_url, row, inspected)
-        for given, number in numbers.items():
-            results[given] = built[number]
-        return results
+            inspections = await self._needed_inspections(jurisdiction, needing, shared_read)
+        finally:
+            await _abandon(rows_read)
+            await _abandon(shared_read)
+        return {
+            number: _built(jurisdiction, number, page, rows, inspections)
+            for number, page in details.items()
+        }
 
     async def _detail(self, jurisdiction: Jurisdiction, number: str) -> tuple[PcisDetail, str]:
         """The parsed PCIS page of a normalised number, and its real URL."""
@@ -238,11 +225,12 @@ class LadbsAdapter:
             parse_inspection_rows(payload, permit_number=number), wire.real_url(url, params)
         )
 
-    async def _inspections_many(
+    async def _inspections_shared(
         self, jurisdiction: Jurisdiction, numbers: list[str]
-    ) -> dict[str, Sourced[list[Inspection]]]:
-        """9w5z-rg2h rows of many permits in one query; should the answer fill the page, the
-        permits are read one by one instead (never a silently cut history)."""
+    ) -> dict[str, Sourced[list[Inspection]]] | None:
+        """9w5z-rg2h rows of many permits in one query; None when the answer fills its
+        `$limit` (it may be cut: the permits that need a history are then read one by one,
+        never given a silently cut one)."""
         if len(numbers) == 1:
             return {numbers[0]: await self._inspections(jurisdiction, numbers[0])}
         url = self._inspections_url(jurisdiction)
@@ -251,8 +239,7 @@ class LadbsAdapter:
         response = await wire.get(self.http, url, params, f"9w5z-rg2h {len(numbers)} permits")
         payload = wire.json_payload(response, "9w5z-rg2h")
         if isinstance(payload, list) and len(payload) >= limit:
-            singles = await asyncio.gather(*(self._inspections(jurisdiction, n) for n in numbers))
-            return dict(zip(numbers, singles, strict=True))
+            return None
         return {
             number: Sourced(
                 parse_inspection_rows(payload, permit_number=number),
@@ -260,6 +247,33 @@ class LadbsAdapter:
             )
             for number in numbers
         }
+
+    async def _needed_inspections(
+        self,
+        jurisdiction: Jurisdiction,
+        needing: list[str],
+        shared_read: asyncio.Future[dict[str, Sourced[list[Inspection]]] | None],
+    ) -> dict[str, Sourced[list[Inspection]]] | SourceError:
+        """The histories of the permits in `needing`, from the shared read; best effort as in
+        `fetch_permit` (transient failure: none observed), a parse failure is returned."""
+        if not needing:
+            return {}
+        try:
+            return await _best_effort(self._from_shared(jurisdiction, needing, shared_read)) or {}
+        except SourceError as exc:
+            return exc
+
+    async def _from_shared(
+        self,
+        jurisdiction: Jurisdiction,
+        needing: list[str],
+        shared_read: asyncio.Future[dict[str, Sourced[list[Inspection]]] | None],
+    ) -> dict[str, Sourced[list[Inspection]]]:
+        shared = await shared_read
+        if shared is None:
+            singles = await asyncio.gather(*(self._inspections(jurisdiction, n) for n in needing))
+            return dict(zip(needing, singles, strict=True))
+        return {number: shared[number] for number in needing}
 
     # -- discovery ------------------------------------------------------------------------
     async def search(self, jurisdiction: Jurisdiction, criteria: SearchCriteria) -> SearchPage:
@@ -350,6 +364,32 @@ class LadbsAdapter:
 T = TypeVar("T")
 
 
+def _built(
+    jurisdiction: Jurisdiction,
+    number: str,
+    page: tuple[PcisDetail, str] | BaseException,
+    rows: dict[str, Sourced[PermitRow]] | SourceError,
+    inspections: dict[str, Sourced[list[Inspection]]] | SourceError,
+) -> PermitSnapshot | SourceError:
+    """One permit of a batch from its page and the shared reads, as `fetch_permit` would."""
+    if isinstance(page, SourceError):
+        return page
+    if isinstance(page, BaseException):
+        raise page
+    detail, detail_url = page
+    row: Sourced[PermitRow] | None = None
+    if _is_building(detail):
+        if isinstance(rows, SourceError):
+            return rows
+        row = rows.get(number)
+    inspected: Sourced[list[Inspection]] | None = None
+    if _needs_inspections(detail):
+        if isinstance(inspections, SourceError):
+            return inspections
+        inspected = inspections.get(number)
+    return build_snapshot(jurisdiction.slug, detail, detail_url, row, inspected)
+
+
 def _checked_number(permit_number: str) -> str:
     number = normalize_permit_number(permit_number)
     if number is None:
@@ -374,6 +414,15 @@ async def _best_effort(call: Awaitable[T | None]) -> T | None:
     except RetryLater as exc:
         log.warning("ladbs enrichment skipped: %s", exc)
         return None
+
+
+async def _abandon(read: asyncio.Future[Any]) -> None:
+    """Stop a speculative read whose answer is no longer wanted (a no-op once it finished) and
+    collect its outcome, so it is neither left pending nor logged as an unretrieved error."""
+    read.cancel()
+    await asyncio.wait([read])
+    if not read.cancelled():
+        read.exception()
 
 
 def _ms(started: float) -> float:
