@@ -163,7 +163,7 @@ async def test_shared_format(client: httpx.AsyncClient, ctx: AppContext) -> None
     [
         (url("history"), 200, None, 1),
         (url("history", SHARED), 300, "multiple_jurisdictions", 1),
-        (url("history", "ZZZ"), 404, "jurisdiction_not_supported", 0),
+        (url("history", "ZZZ"), 404, "jurisdiction_not_supported", 1),  # as on GET status
         (url("history", "99999-99999-99999"), 404, "permit_not_found", 0),
         (url("history", jurisdiction="nowhere"), 400, "invalid_jurisdiction", 0),
         (url("history", "ABC-1", "ladbs"), 400, "invalid_permit_number", 0),

@@ -134,6 +134,12 @@ async def _stored(
     return row
 
 
+# web/metered.py settles the credit.
+_DETAIL_COST = (
+    "Costs 1 lookup credit (kept on 200, 300 and 404 jurisdiction_not_supported). "
+    "Sandbox keys get 404."
+)
+
 _DETAIL_ERRORS = {**_AMBIGUOUS, **problem_responses(400, 401, 404, 429)}
 
 
@@ -141,7 +147,7 @@ _DETAIL_ERRORS = {**_AMBIGUOUS, **problem_responses(400, 401, 404, 429)}
     "/permits/{permit_number}/inspections",
     response_model=InspectionsResponse,
     summary="Inspections from the latest successful representation",
-    description="Costs 1 lookup credit (kept on 200 and 300). Sandbox keys get 404.",
+    description=_DETAIL_COST,
     responses=_DETAIL_ERRORS,
 )
 async def get_inspections(
@@ -164,8 +170,8 @@ async def get_inspections(
     "/permits/{permit_number}/conditions",
     response_model=ConditionsResponse,
     summary="Conditions and holds from the latest successful representation",
-    description="Needs a prior status lookup (404 permit_not_found with `status_url` "
-    "otherwise). Costs 1 lookup credit (kept on 200 and 300). Sandbox keys get 404.",
+    description="Needs a prior status lookup (404 permit_not_found with `status_url` otherwise). "
+    + _DETAIL_COST,
     responses=_DETAIL_ERRORS,
 )
 async def get_conditions(
@@ -188,7 +194,7 @@ async def get_conditions(
     "/permits/{permit_number}/history",
     response_model=HistoryResponse,
     summary="Status timeline and workflow from the latest successful representation",
-    description="Costs 1 lookup credit (kept on 200 and 300). Sandbox keys get 404.",
+    description=_DETAIL_COST,
     responses=_DETAIL_ERRORS,
 )
 async def get_history(

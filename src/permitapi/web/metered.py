@@ -2,9 +2,11 @@
 
 The reservation and the read share one transaction: committing keeps the credits, rolling back
 gives them back, so a release can never be lost between two transactions. Outcomes below 400
-(including 300 multiple_jurisdictions) keep the credit; every other error releases it. A 404
-here never comes from a portal (these reads never fetch), so it is not a "confirmed 404" and
-releases too.
+(including 300 multiple_jurisdictions) keep the credit, and so does 404
+jurisdiction_not_supported: the same definitive answer status lookups charge for (no published
+format fits, nothing stored), decided by the directory, never by a portal. Every other error
+releases: `permit_not_found` here means "nothing stored yet" (these reads never fetch), not a
+portal-confirmed 404.
 """
 
 from __future__ import annotations
@@ -27,8 +29,12 @@ from permitapi.web.deps import record_meter
 T = TypeVar("T")
 
 
+# Settled like on GET status (docs/decisions.md, "Lookups and operations", settlement).
+_KEPT_ERRORS = frozenset({"jurisdiction_not_supported"})
+
+
 def keeps_credits(error: ApiError) -> bool:
-    return error.status < 400
+    return error.status < 400 or error.code in _KEPT_ERRORS
 
 
 async def metered_read(
