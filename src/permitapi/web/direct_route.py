@@ -4,13 +4,14 @@ FastAPI builds each endpoint call by walking the signature's dependency tree and
 every parameter through pydantic. On the cached status lookup that machinery cost about as much
 as the lookup itself: on the cached-lookup bench the route's signature with a constant answer
 served ~2,750 requests/s against ~4,900 for a handler reading the request directly
-(docs/decisions.md, "Benchmarks"). A `direct_route` keeps the endpoint's declared signature,
+(docs/decisions.md, "Hot path"). A `direct_route` keeps the endpoint's declared signature,
 which still describes the operation in OpenAPI, but runs `handler(request)` instead; the handler
 parses what it needs and calls the same endpoint function. This is FastAPI's documented
 extension point (a custom APIRoute overriding `get_route_handler`).
 
-Parameter errors must look exactly like FastAPI's own, so handlers raise `invalid_query` (a
-RequestValidationError) and the usual problem rendering applies.
+Parameter errors must look exactly like FastAPI's own: handlers parse with helpers such as
+`query_bool`, which raise RequestValidationError, so the usual problem rendering applies.
+FastAPI's dependency_overrides do not reach a direct route's handler.
 """
 
 from __future__ import annotations
