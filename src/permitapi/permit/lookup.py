@@ -190,7 +190,8 @@ async def plan_item(
         jurisdiction = explicit_jurisdiction(ctx.directory, query.jurisdiction)
         target = Target(jurisdiction, normalize_number(jurisdiction, query.permit_number))
     else:
-        candidates = detect(ctx.directory, query.permit_number, query.near)
+        # A copy: the cached list is shared by every lookup of this number.
+        candidates = list(_detect_cached(ctx.directory, query.permit_number, query.near))
         chosen = choose(candidates)
         detected = ctx.directory.get(chosen.slug) if chosen is not None else None
         if chosen is not None and detected is not None:

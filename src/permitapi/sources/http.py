@@ -234,6 +234,12 @@ class PortalHttp:
             # Portal sessions live only in per-conversation jars (`cookies=`); a client-wide jar
             # would carry one lookup's session cookie into every other request to that host.
             cookies=httpx.Cookies(http.cookiejar.CookieJar(policy=_RejectAllCookies())),
+            # httpx keeps 20 idle connections for 5 s: a batch's 25 page requests after a quiet
+            # moment opened 25 new connections (and TLS handshakes) every time. Keep a burst's
+            # worth for 30 s; servers close idle ones sooner if they wish (IIS: 120 s).
+            limits=httpx.Limits(
+                max_connections=100, max_keepalive_connections=32, keepalive_expiry=30.0
+            ),
         )
 
     # -- configuration and state ---------------------------------------------------------------
