@@ -31,25 +31,29 @@ class DatabaseOutcomeRecorder:
         reason: str | None,
         latency_ms: float | None,
     ) -> None:
-        try:
-            async with self._sessionmaker() as session, session.begin():
-                await service.record_outcome(
-                    session,
-                    source=source,
-                    operation=operation,
-                    outcome=outcome,
-                    reason=reason,
-                    latency_ms=latency_ms,
-                    at=self._clock.now(),
-                )
-        except Exception:
-            log.exception("could not record source outcome %s %s %s", source, operation, outcome)
+        await self._append(
+            source,
+            operation,
+            [(outcome, reason, latency_ms)],
+            f"source outcome {source} {operation} {outcome}",
+        )
 
     async def record_many(
         self,
         source: str,
         operation: str,
         outcomes: Sequence[tuple[str, str | None, float | None]],
+    ) -> None:
+        await self._append(
+            source, operation, outcomes, f"{len(outcomes)} source outcomes of {source}"
+        )
+
+    async def _append(
+        self,
+        source: str,
+        operation: str,
+        outcomes: Sequence[tuple[str, str | None, float | None]],
+        what: str,
     ) -> None:
         try:
             async with self._sessionmaker() as session, session.begin():
@@ -61,4 +65,4 @@ class DatabaseOutcomeRecorder:
                     at=self._clock.now(),
                 )
         except Exception:
-            log.exception("could not record %d source outcomes of %s", len(outcomes), source)
+            log.exception("could not record %s", what)

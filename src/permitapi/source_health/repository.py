@@ -28,19 +28,6 @@ class SourceAggregate:
     last_failure_reason: str | None
 
 
-async def insert_fetch(
-    session: AsyncSession,
-    *,
-    source: str,
-    operation: str,
-    outcome: str,
-    reason: str | None,
-    latency_ms: float | None,
-    occurred_at: datetime,
-) -> None:
-    await insert_fetches(session, source, operation, [(outcome, reason, latency_ms)], occurred_at)
-
-
 async def insert_fetches(
     session: AsyncSession,
     source: str,

@@ -46,28 +46,6 @@ class SourceHealth:
     circuit_state: str
 
 
-async def record_outcome(
-    session: AsyncSession,
-    *,
-    source: str,
-    operation: str,
-    outcome: str,
-    reason: str | None,
-    latency_ms: float | None,
-    at: datetime,
-) -> None:
-    """Append one fetch outcome. Side effect: one INSERT; the caller commits."""
-    await repository.insert_fetch(
-        session,
-        source=source,
-        operation=operation,
-        outcome=outcome,
-        reason=reason,
-        latency_ms=latency_ms,
-        occurred_at=at,
-    )
-
-
 async def record_outcomes(
     session: AsyncSession,
     *,
