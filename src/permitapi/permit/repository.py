@@ -141,14 +141,7 @@ async def ensure_row(
     db: AsyncSession, *, permit_id: str, jurisdiction: str, permit_number: str, now: datetime
 ) -> None:
     """Create the identity row (no representation yet) so a refresh lease can be taken on it."""
-    values = {
-        "permit_id": permit_id,
-        "jurisdiction": jurisdiction,
-        "permit_number": permit_number,
-        "display_number": permit_number,
-        "created_at": now,
-    }
-    await db.execute(_insert(db)(PermitRecord).values(values).on_conflict_do_nothing())
+    await ensure_rows(db, [(permit_id, jurisdiction, permit_number)], now)
 
 
 def _insert(db: AsyncSession) -> Any:
@@ -370,8 +363,4 @@ async def release_refresh(
     db: AsyncSession, jurisdiction: str, permit_number: str, owner: str
 ) -> None:
     """Give a refresh lease back without a fetch (another process's fetch made it moot)."""
-    await db.execute(
-        update(PermitRecord)
-        .where(_identity(jurisdiction, permit_number), PermitRecord.refresh_lease_owner == owner)
-        .values(refresh_lease_owner=None, refresh_lease_expires_at=None)
-    )
+    await release_refreshes(db, [(jurisdiction, permit_number)], owner)
