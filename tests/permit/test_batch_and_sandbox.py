@@ -99,9 +99,12 @@ async def test_batch_size_limits(
         )
         assert response.status_code == 400
         assert response.json()["code"] == "invalid_batch_size"
+        assert response.headers["X-RateLimit-Remaining"] == "25000"
     bad = await client.post(BATCH, json={"numbers": []}, headers={"X-API-Key": key})
     assert bad.status_code == 400
     assert bad.json()["code"] == "invalid_body"
+    # a refusal before the endpoint ran still carries the headers of an authenticated answer
+    assert bad.headers["X-RateLimit-Remaining"] == "25000"
     assert await used(ctx, key) == 0
     assert portal.total_requests == 0
 

@@ -149,6 +149,18 @@ async def refresh_rate_limit_headers(
     set_rate_limit_headers(request, state)
 
 
+async def rate_limit_headers_for_refusal(request: Request) -> None:
+    """Every authenticated response carries the rate-limit headers. The cached authentication
+    reads no meter (the endpoint sets them from its reservation), so a refusal raised before the
+    endpoint ran, such as a FastAPI validation error, reads the meter here."""
+    principal = getattr(request.state, "principal", None)
+    if not isinstance(principal, Principal) or principal.is_sandbox:
+        return
+    recorded: dict[str, Any] = request.scope.get("state", {}).get("response_headers", {})
+    if "X-RateLimit-Limit" not in recorded:
+        await refresh_rate_limit_headers(request, get_ctx_now(request), principal)
+
+
 def use_meter(meter: Meter) -> Any:
     """Dependency (list it before auth) selecting which meter the rate-limit headers show."""
 

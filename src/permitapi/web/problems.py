@@ -25,6 +25,7 @@ from permitapi.errors import (
     UnsupportedMediaType,
     problem_body,
 )
+from permitapi.web.deps import rate_limit_headers_for_refusal
 
 
 def request_id_of(request: Request) -> str:
@@ -112,6 +113,7 @@ def install_problem_handlers(app: FastAPI) -> None:
 
     async def on_validation(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)
+        await rate_limit_headers_for_refusal(request)
         return validation_problem(request, exc)
 
     async def on_http(request: Request, exc: Exception) -> Response:
