@@ -179,6 +179,36 @@ def test_both_sources_merged_newest_first_and_every_page_matches_the_ground_trut
     }  # fmt: skip
 
 
+@pytest.mark.parametrize(
+    ("params", "slug"),
+    [({"city": "Los Angeles"}, "ladbs"), ({"county": "Los Angeles County"}, "epicla")],
+)
+def test_a_scope_alone_answers_that_sources_permits_newest_first(
+    http: httpx.Client, pro: dict[str, str], truth: list[Truth], params: dict[str, str], slug: str
+) -> None:
+    """A newcomer's first search: no filter but the city or the county."""
+    first = http.get(URL, params={**params, "limit": 20}, headers=pro)
+    assert first.status_code == 200, first.text
+    body = first.json()
+    assert body["partial"] is False
+    assert set(body["source_freshness"]) == {slug}
+    assert {r["jurisdiction"] for r in body["results"]} == {slug}
+    assert body["result_count"] == 20
+    assert body["pagination"]["has_more"] is True
+    assert_newest_first(body["results"])
+    newest = sorted(
+        (t for t in truth if t.jurisdiction == slug and t.issued),
+        key=lambda t: t.issued or date.min,
+        reverse=True,
+    )
+    assert body["results"][0]["issued_date"] == newest[0].issued.isoformat()  # type: ignore[union-attr]
+    results = walk(http, pro, {**params, "limit": 100})
+    got = keys_of(results)
+    assert len(got) == len(set(got))
+    assert set(got) == {(t.jurisdiction, t.permit_number) for t in truth if t.jurisdiction == slug}
+    assert_newest_first(results)
+
+
 def test_a_walk_including_unissued_permits_neither_repeats_nor_drops(
     http: httpx.Client, pro: dict[str, str], truth: list[Truth]
 ) -> None:
@@ -539,7 +569,7 @@ def test_meter_moves_by_exactly_one_per_200_and_not_on_400(
     assert used(http, pro) == before + 2  # a page is a search
     for params, code in (
         ({}, "filter_required"),
-        ({"city": "Los Angeles"}, "filter_required"),
+        ({"limit": "5"}, "filter_required"),
         ({"contractor": "ACME"}, "unsupported_filter"),
         ({"lat": "34.1", "lon": "-118.2"}, "incomplete_radius"),
         ({"date_from": "2026-02-01", "date_to": "2026-01-01"}, "invalid_date_range"),

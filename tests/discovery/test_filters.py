@@ -74,8 +74,8 @@ def test_full_filter_set() -> None:
     ("query", "code", "parameter"),
     [
         ("", "filter_required", None),
-        ("city=Los+Angeles", "filter_required", None),
-        ("jurisdiction=ladbs&limit=5&cursor=abc", "filter_required", None),
+        ("limit=5", "filter_required", None),
+        ("limit=5&cursor=abc", "filter_required", None),
         ("zip=90012&contractor=Acme", "unsupported_filter", "contractor"),
         ("contractor=Acme", "unsupported_filter", "contractor"),
         ("zip=90012&owner_name=Smith", "unsupported_filter", "owner_name"),
@@ -127,3 +127,27 @@ def test_equal_filters_spelled_differently_are_canonically_equal() -> None:
     assert a.filters.canonical() == b.filters.canonical()
     c = parse("zip=90013&permit_type=Building&parcel=1111111111&parcel=5432012019")
     assert a.filters.canonical() != c.filters.canonical()
+
+
+@pytest.mark.parametrize(
+    ("query", "sources"),
+    [
+        ("city=Los+Angeles", ("ladbs",)),
+        ("county=Los+Angeles+County", ("epicla",)),
+        ("jurisdiction=epicla&limit=5", ("epicla",)),
+        ("city=los+angeles&jurisdiction=ladbs", ("ladbs",)),
+    ],
+)
+def test_a_scope_alone_is_a_filter(query: str, sources: tuple[str, ...]) -> None:
+    parsed = parse_search(parse_qsl(query))
+    assert parsed.sources == sources
+    assert parsed.filters == Filters()
+    assert parsed.scoped is True
+    assert parsed.filters.broad
+
+
+def test_broad_means_dates_or_nothing() -> None:
+    assert Filters().broad
+    assert Filters(date_from=date(2026, 1, 1)).broad
+    assert not Filters(date_from=date(2026, 1, 1), zip="90012").broad
+    assert not Filters(permit_type="Building").broad

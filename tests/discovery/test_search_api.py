@@ -139,6 +139,55 @@ async def test_broad_county_search_is_retried_before_inconclusive(
     assert await used(client, headers) == 1
 
 
+async def test_a_scope_alone_searches_that_source_newest_first(
+    client: httpx.AsyncClient, ctx: AppContext, sources: dict[str, FakeSearchSource]
+) -> None:
+    seed(sources)
+    headers = await key(ctx)
+    response = await client.get(URL, params={"city": "Los Angeles", "limit": 4}, headers=headers)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert [r["permit_number"] for r in body["results"]] == [
+        f"26010-10000-{i:05d}" for i in range(4)
+    ]
+    assert body["pagination"]["has_more"] is True
+    assert set(body["source_freshness"]) == {"ladbs"}
+    assert sources["epicla"].calls == []
+    call = sources["ladbs"].calls[0]
+    assert (call.parcels, call.zip, call.permit_type, call.date_from, call.status) == (
+        (), None, None, None, None,
+    )  # fmt: skip
+    page = await client.get(
+        URL,
+        params={"city": "Los Angeles", "limit": 4, "cursor": body["pagination"]["next_cursor"]},
+        headers=headers,
+    )
+    assert [r["permit_number"] for r in page.json()["results"]] == [
+        f"26010-10000-{i:05d}" for i in range(4, 8)
+    ]
+    assert await used(client, headers) == 2
+
+
+async def test_a_county_scope_alone_is_broad_and_retried_before_inconclusive(
+    client: httpx.AsyncClient, ctx: AppContext, sources: dict[str, FakeSearchSource]
+) -> None:
+    seed(sources)
+    sources["epicla"].script = ["empty", RetryLater("epicla", "slow", reason="timeout")]
+    headers = await key(ctx)
+    params = {"county": "Los Angeles County"}
+    response = await client.get(URL, params=params, headers=headers)
+    assert response.status_code == 200, response.text
+    assert response.json()["result_count"] == 7
+    assert len(sources["epicla"].calls) == 3
+
+    sources["epicla"].calls.clear()
+    sources["epicla"].fail_always = RetryLater("epicla", "slow", reason="timeout")
+    response = await client.get(URL, params=params, headers=headers)
+    assert_problem(response, 503, "source_inconclusive")
+    assert len(sources["epicla"].calls) == 3
+    assert await used(client, headers) == 1
+
+
 async def test_narrow_or_city_searches_are_not_retried(
     client: httpx.AsyncClient, ctx: AppContext, sources: dict[str, FakeSearchSource]
 ) -> None:

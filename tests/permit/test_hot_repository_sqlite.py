@@ -67,13 +67,12 @@ def _used(raw: sqlite3.Connection, key_id: str) -> int:
     return int(row[0])
 
 
-def _exchange(raw: sqlite3.Connection, key_id: str, ceiling: int | None = None) -> ReserveAndRead:
+def _exchange(raw: sqlite3.Connection, key_id: str) -> ReserveAndRead:
     return sqlite_reserve_and_read(
         raw,
         units=1,
         api_key_id=key_id,
         period=PERIOD,
-        ceiling=ceiling,
         jurisdiction="ladbs",
         permit_number="21030-20000-00256",
     )
@@ -83,6 +82,7 @@ def test_a_reservation_commits_on_its_own(connection: tuple[sqlite3.Connection, 
     raw, key_id = connection
     result = _exchange(raw, key_id)
     assert result.used == 6
+    assert result.limit == 25_000  # the Pro plan's included credits, read with the reservation
     assert result.key_active is True
     assert result.row is None  # no cache row for this permit
     assert not raw.in_transaction
@@ -93,9 +93,21 @@ def test_the_limit_and_an_inactive_key_reserve_nothing(
     connection: tuple[sqlite3.Connection, str],
 ) -> None:
     raw, key_id = connection
-    at_limit = _exchange(raw, key_id, ceiling=5)
+    raw.execute("UPDATE usage_meters SET used = 25000 WHERE api_key_id = ?", (key_id,))
+    at_limit = _exchange(raw, key_id)
     assert at_limit.used is None
+    assert at_limit.limit is None
     assert at_limit.key_active is True
+    raw.execute("UPDATE usage_meters SET used = 5 WHERE api_key_id = ?", (key_id,))
+    # the plan is read by the statement itself: a downgrade below the meter refuses at once
+    raw.execute(
+        "UPDATE accounts SET plan = 'free' WHERE id = "
+        "(SELECT account_id FROM api_keys WHERE id = ?)",
+        (key_id,),
+    )
+    raw.execute("UPDATE usage_meters SET used = 200 WHERE api_key_id = ?", (key_id,))
+    assert _exchange(raw, key_id).used is None
+    raw.execute("UPDATE usage_meters SET used = 5 WHERE api_key_id = ?", (key_id,))
     raw.execute("UPDATE api_keys SET is_active = 0 WHERE id = ?", (key_id,))
     inactive = _exchange(raw, key_id)
     assert inactive.used is None

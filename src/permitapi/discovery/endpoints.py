@@ -76,8 +76,10 @@ _UNVERIFIABLE: dict[int | str, dict[str, Any]] = {
     summary="Discover permits by criteria across LADBS and EPIC-LA (one discovery search)",
     description=(
         "Live search of the city (ladbs) and county (epicla) sources, merged newest issue "
-        "date first. At least one filter is required; city, county and jurisdiction only "
-        "choose sources. Each request or page costs one search on the discovery meter; 503s "
+        "date first. At least one filter is required; a scope alone (city, county or "
+        "jurisdiction) is one: `?city=Los Angeles` pages through every city permit newest "
+        "first. `limit` and `cursor` are not filters. Each request or page costs one search "
+        "on the discovery meter; 503s "
         "cost nothing. Unknown parameters and people filters (contractor, owner) are 400 "
         "`unsupported_filter`."
     ),

@@ -71,11 +71,10 @@ class Filters:
         return self.radius_mi is not None
 
     @property
-    def dates_only(self) -> bool:
-        """Only date bounds (the broad search rule 5 retries on the county source)."""
-        return (self.date_from is not None or self.date_to is not None) and self == Filters(
-            date_from=self.date_from, date_to=self.date_to
-        )
+    def broad(self) -> bool:
+        """Nothing but date bounds, or nothing at all (a scope-only search): the broad
+        first-page searches rule 5 retries on the county source."""
+        return self == Filters(date_from=self.date_from, date_to=self.date_to)
 
     def canonical(self) -> str:
         """A stable text form: equal filters, however they were spelled, give equal text."""
@@ -99,6 +98,9 @@ class SearchQuery:
     filters: Filters
     limit: int
     cursor: str | None
+    # Whether city, county or jurisdiction was given: a scope alone is a filter ("every permit
+    # of Los Angeles, newest first"), so only a query without scope needs another filter.
+    scoped: bool = False
 
 
 def _single(params: dict[str, list[str]], name: str) -> str | None:
@@ -353,11 +355,12 @@ def parse_search(items: Iterable[tuple[str, str]]) -> SearchQuery:
         )
     limit = _limit(params)
     cursor = _single(params, "cursor")
-    if filters == Filters():
+    scoped = any(name in params for name in SCOPE_PARAMETERS)
+    if filters == Filters() and not scoped:
         raise BadRequest(
-            "At least one filter is required: parcel, zip, lat/lon/radius_mi, permit_type, "
-            "date_from/date_to, value_min/value_max or status. city, county and jurisdiction "
-            "only choose the sources.",
+            "At least one filter is required: city, county, jurisdiction, parcel, zip, "
+            "lat/lon/radius_mi, permit_type, date_from/date_to, value_min/value_max or status. "
+            "limit and cursor alone are not filters.",
             code="filter_required",
         )
-    return SearchQuery(sources=sources, filters=filters, limit=limit, cursor=cursor)
+    return SearchQuery(sources=sources, filters=filters, limit=limit, cursor=cursor, scoped=scoped)

@@ -27,9 +27,10 @@ from permitapi.sources.registry import Directory, Jurisdiction
 
 log = logging.getLogger("permitapi.discovery")
 
-# Broad first-page county searches (date bounds only) that come back empty or failed are read
-# again after these pauses before the empty result is called inconclusive: the county's ArcGIS
-# layer answers wide date windows slowly and sometimes with an empty or cut-short page.
+# Broad first-page county searches (date bounds only, or a scope alone) that come back empty or
+# failed are read again after these pauses before the empty result is called inconclusive: the
+# county's ArcGIS layer answers wide date windows slowly and sometimes with an empty or cut-short
+# page.
 BROAD_COUNTY_RETRY_DELAYS: tuple[float, ...] = (0.5, 1.0)
 BROAD_RETRY_SOURCES = ("epicla",)
 # One source read (with the HTTP module's own retries) may not hold the page longer than this.
@@ -206,7 +207,7 @@ async def run_page(
     `verdict`. `retry_delays` apply only to broad first-page county searches (rule 5).
     """
     filters = query.filters
-    broad = first_page and filters.dates_only
+    broad = first_page and filters.broad
     delays = BROAD_COUNTY_RETRY_DELAYS if retry_delays is None else retry_delays
     jurisdictions = {}
     for slug in query.sources:

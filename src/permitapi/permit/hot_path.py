@@ -92,12 +92,10 @@ async def reserve_and_read(
     is None when it could not be made here (the full path's `usage.reserve` decides)."""
     drivers = await _drivers(ctx)
     period = period_of(now)
-    limit = principal.limit(Meter.LOOKUP)
     arguments: dict[str, Any] = {
         "units": units,
         "api_key_id": principal.api_key_id,
         "period": period,
-        "ceiling": None if principal.may_exceed(Meter.LOOKUP) else limit,
         "jurisdiction": jurisdiction,
         "permit_number": permit_number,
     }
@@ -114,9 +112,9 @@ async def reserve_and_read(
         # Deactivated (or deleted) since this process cached the key: forget it and refuse.
         invalidate_everywhere(principal.key_hash)
         raise Unauthorized("The API key is invalid or deactivated.", code="invalid_api_key")
-    reservation = (
-        None
-        if result.used is None
-        else Reservation(principal.api_key_id, Meter.LOOKUP, period, units, result.used, limit)
-    )
+    reservation = None
+    if result.used is not None and result.limit is not None:
+        reservation = Reservation(
+            principal.api_key_id, Meter.LOOKUP, period, units, result.used, result.limit
+        )
     return HotRead(reservation, result.row)

@@ -24,33 +24,59 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
+from permitapi.account import plan_sql
+from permitapi.account.plans import Meter
 from permitapi.db.base import stored_utc
 from permitapi.permit.repository import CachedPermit
 
-PG_RESERVE_AND_READ = """
+# The account's plan, add-on and overage flags are read in the reserving statement itself
+# (account/plan_sql.py): a plan changed by another process decides this very reservation.
+_ACCOUNT_OF_KEY = "api_keys JOIN accounts ON accounts.id = api_keys.account_id"
+
+
+def _pg_statement() -> str:
+    included = plan_sql.as_text("included_units", Meter.LOOKUP, "postgresql")
+    may_exceed = plan_sql.as_text("may_exceed", Meter.LOOKUP, "postgresql")
+    return f"""
 WITH reserved AS (
     UPDATE usage_meters SET used = used + $1
     WHERE api_key_id = $2 AND meter = 'lookup' AND period = $3
-      AND ($4::integer IS NULL OR used + $1 <= $4)
-      AND EXISTS (SELECT 1 FROM api_keys WHERE id = $2 AND is_active)
+      AND EXISTS (
+        SELECT 1 FROM {_ACCOUNT_OF_KEY}
+        WHERE api_keys.id = $2 AND api_keys.is_active
+          AND ({may_exceed} OR usage_meters.used + $1 <= {included})
+      )
     RETURNING used
 )
 SELECT (SELECT used FROM reserved),
        COALESCE((SELECT is_active FROM api_keys WHERE id = $2), false),
+       (SELECT {included} FROM {_ACCOUNT_OF_KEY} WHERE api_keys.id = $2),
        p.permit_id, p.jurisdiction, p.display_number,
        p.raw_status, p.normalized_status, p.permit_type, p.snapshot->>'address',
        p.snapshot->>'work_description', p.fetched_at, p.last_attempted_at,
        p.last_failure_reason, p.snapshot IS NOT NULL
 FROM (SELECT 1) AS one
-LEFT JOIN permits AS p ON p.jurisdiction = $5 AND p.permit_number = $6
+LEFT JOIN permits AS p ON p.jurisdiction = $4 AND p.permit_number = $5
 """
 
-SQLITE_RESERVE = """
-UPDATE usage_meters SET used = used + ?
-WHERE api_key_id = ? AND meter = 'lookup' AND period = ? AND (? IS NULL OR used + ? <= ?)
-  AND EXISTS (SELECT 1 FROM api_keys WHERE id = ? AND is_active)
-RETURNING used
+
+def _sqlite_reserve() -> str:
+    included = plan_sql.as_text("included_units", Meter.LOOKUP, "sqlite")
+    may_exceed = plan_sql.as_text("may_exceed", Meter.LOOKUP, "sqlite")
+    return f"""
+UPDATE usage_meters SET used = used + :units
+WHERE api_key_id = :key AND meter = 'lookup' AND period = :period
+  AND EXISTS (
+    SELECT 1 FROM {_ACCOUNT_OF_KEY}
+    WHERE api_keys.id = :key AND api_keys.is_active
+      AND ({may_exceed} OR usage_meters.used + :units <= {included})
+  )
+RETURNING used, (SELECT {included} FROM {_ACCOUNT_OF_KEY} WHERE api_keys.id = :key)
 """
+
+
+PG_RESERVE_AND_READ = _pg_statement()
+SQLITE_RESERVE = _sqlite_reserve()
 
 SQLITE_KEY_ACTIVE = "SELECT is_active FROM api_keys WHERE id = ?"
 
@@ -65,6 +91,7 @@ FROM permits WHERE jurisdiction = ? AND permit_number = ?
 @dataclass(frozen=True, slots=True)
 class ReserveAndRead:
     used: int | None
+    limit: int | None  # the included credits as the account's plan says now, when reserved
     row: CachedPermit | None
     key_active: bool
 
@@ -95,14 +122,16 @@ async def pg_reserve_and_read(
     units: int,
     api_key_id: str,
     period: str,
-    ceiling: int | None,
     jurisdiction: str,
     permit_number: str,
 ) -> ReserveAndRead:
     record = await connection.fetchrow(
-        PG_RESERVE_AND_READ, units, api_key_id, period, ceiling, jurisdiction, permit_number
+        PG_RESERVE_AND_READ, units, api_key_id, period, jurisdiction, permit_number
     )
-    return ReserveAndRead(record[0], _cached(tuple(record)[2:]), bool(record[1]))
+    used = record[0]
+    return ReserveAndRead(
+        used, None if used is None else record[2], _cached(tuple(record)[3:]), bool(record[1])
+    )
 
 
 def sqlite_reserve_and_read(
@@ -111,7 +140,6 @@ def sqlite_reserve_and_read(
     units: int,
     api_key_id: str,
     period: str,
-    ceiling: int | None,
     jurisdiction: str,
     permit_number: str,
 ) -> ReserveAndRead:
@@ -125,10 +153,12 @@ def sqlite_reserve_and_read(
     returns the reservation without a row, so the caller's full path reuses it.
     """
     reserved = connection.execute(
-        SQLITE_RESERVE, (units, api_key_id, period, ceiling, units, ceiling, api_key_id)
+        SQLITE_RESERVE, {"units": units, "key": api_key_id, "period": period}
     ).fetchall()
+    limit: int | None = None
     if reserved:
         used: int | None = reserved[0][0]
+        limit = reserved[0][1]
         active = True
     else:
         used = None
@@ -140,4 +170,4 @@ def sqlite_reserve_and_read(
         if used is None:
             raise
         row = None
-    return ReserveAndRead(used, _cached(row), active)
+    return ReserveAndRead(used, limit, _cached(row), active)

@@ -3,10 +3,14 @@ can never spend past a limit (the conditional UPDATE is the check)."""
 
 from __future__ import annotations
 
-from sqlalchemy import and_, case, exists, select, update
+from dataclasses import dataclass
+
+from sqlalchemy import ScalarSelect, case, exists, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from permitapi.account.models import ApiKey
+from permitapi.account import plan_sql
+from permitapi.account.models import Account, ApiKey
+from permitapi.account.plans import Meter
 from permitapi.db.upsert import insert_or_ignore
 from permitapi.usage.models import UsageMeter
 
@@ -16,37 +20,67 @@ async def ensure_meter(session: AsyncSession, api_key_id: str, meter: str, perio
     await session.execute(insert_or_ignore(session, UsageMeter, values))
 
 
+@dataclass(frozen=True, slots=True)
+class Consumed:
+    used: int  # the meter after the units were added
+    limit: int  # the month's included units, as the account's plan says right now
+
+
 async def try_consume(
-    session: AsyncSession,
-    api_key_id: str,
-    meter: str,
-    period: str,
-    units: int,
-    limit: int | None,
-) -> int | None:
-    """Add `units` if the result stays within `limit` (None: no ceiling) and the key is still
-    active. Returns the new total, or None when the limit would be passed, the key is no longer
-    active, or the meter row does not exist yet."""
-    # Callers may hold a principal from a short in-process key cache; checking activity in the
-    # same statement makes a deactivation by another process effective at once, at no extra
-    # round trip.
-    key_active = exists().where(ApiKey.id == api_key_id, ApiKey.is_active.is_(True))
-    condition = and_(
-        UsageMeter.api_key_id == api_key_id,
-        UsageMeter.meter == meter,
-        UsageMeter.period == period,
-        key_active,
+    session: AsyncSession, api_key_id: str, meter: Meter, period: str, units: int
+) -> Consumed | None:
+    """Add `units` if the key is still active and its account's plan allows them (within the
+    included units, or past them where overage is allowed). Returns the new total with the
+    current limit, or None when the limit would be passed, the key is no longer active, or the
+    meter row does not exist yet."""
+    # Callers may hold a principal from a short in-process key cache; reading the key's
+    # activity and its account's plan, add-on and overage flags in this same statement makes a
+    # deactivation or a plan change by another process effective at once, at no extra round
+    # trip.
+    allowed = exists().where(
+        ApiKey.id == api_key_id,
+        ApiKey.is_active.is_(True),
+        Account.id == ApiKey.account_id,
+        or_(
+            plan_sql.may_exceed(meter),
+            UsageMeter.used + units <= plan_sql.included_units(meter),
+        ),
     )
-    if limit is not None:
-        condition = and_(condition, UsageMeter.used + units <= limit)
     result = await session.execute(
         update(UsageMeter)
-        .where(condition)
+        .where(
+            UsageMeter.api_key_id == api_key_id,
+            UsageMeter.meter == meter.value,
+            UsageMeter.period == period,
+            allowed,
+        )
         .values(used=UsageMeter.used + units)
         .returning(UsageMeter.used)
     )
     row = result.first()
-    return None if row is None else int(row[0])
+    if row is None:
+        return None
+    # Not a subquery of RETURNING: SQLite renders RETURNING's columns unqualified, which makes
+    # the join inside it ambiguous. This is the full path; the hot path reads both at once.
+    limit = await current_limit(session, api_key_id, meter)
+    return Consumed(int(row[0]), 0 if limit is None else limit)
+
+
+def _limit_of(api_key_id: str, meter: Meter) -> ScalarSelect[int]:
+    return (
+        select(plan_sql.included_units(meter))
+        .select_from(ApiKey)
+        .join(Account, Account.id == ApiKey.account_id)
+        .where(ApiKey.id == api_key_id)
+        .scalar_subquery()
+    )
+
+
+async def current_limit(session: AsyncSession, api_key_id: str, meter: Meter) -> int | None:
+    """The included units of a key's meter as its account's plan says now (None: no key)."""
+    result = await session.execute(select(_limit_of(api_key_id, meter)))
+    value = result.scalar_one_or_none()
+    return None if value is None else int(value)
 
 
 async def give_back(

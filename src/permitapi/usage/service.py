@@ -51,25 +51,24 @@ async def reserve(
 
     Free keys and keys without overage stop at the limit; paid keys with overage go past it,
     accruing overage units. Sandbox keys are never metered: callers do not reserve for them.
+    The limit and the overage rule are the account's as stored now, not the principal's (which
+    may come from a process's key cache): a plan change decides the next reservation.
     """
     period = period_of(now)
-    limit = principal.limit(meter)
-    ceiling = None if principal.may_exceed(meter) else limit
-    used = await repository.try_consume(
-        session, principal.api_key_id, meter.value, period, units, ceiling
-    )
-    if used is None:
+    consumed = await repository.try_consume(session, principal.api_key_id, meter, period, units)
+    if consumed is None:
         await repository.ensure_meter(session, principal.api_key_id, meter.value, period)
-        used = await repository.try_consume(
-            session, principal.api_key_id, meter.value, period, units, ceiling
-        )
-    if used is None:
+        consumed = await repository.try_consume(session, principal.api_key_id, meter, period, units)
+    if consumed is None:
         if not await repository.key_is_active(session, principal.api_key_id):
             invalidate_everywhere(principal.key_hash)
             raise Unauthorized("The API key is invalid or deactivated.", code="invalid_api_key")
         current = (await repository.used_by_meter(session, principal.api_key_id, period)).get(
             meter.value, 0
         )
+        limit = await repository.current_limit(session, principal.api_key_id, meter)
+        if limit is None:
+            limit = principal.limit(meter)
         reset_at = next_month_start(now)
         raise TooManyRequests(
             f"Monthly {meter.value} limit of {limit} reached"
@@ -84,7 +83,7 @@ async def reserve(
                 "resets_at": isoformat_z(reset_at),
             },
         )
-    return Reservation(principal.api_key_id, meter, period, units, used, limit)
+    return Reservation(principal.api_key_id, meter, period, units, consumed.used, consumed.limit)
 
 
 async def release(session: AsyncSession, reservation: Reservation) -> None:
