@@ -1,14 +1,15 @@
-"""SQL for the domain event outbox."""
+"""SQL for the domain event outbox and the per-key feed."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from permitapi.event.models import DomainEvent
+from permitapi.event.models import DomainEvent, FeedEntry
 
 
 async def insert_event(
@@ -22,9 +23,11 @@ async def insert_event(
     data: dict[str, Any],
     occurred_at: datetime,
     created_at: datetime,
-) -> None:
-    await session.execute(
-        insert(DomainEvent).values(
+) -> int:
+    """Insert one event; returns its ingestion `seq`."""
+    result = await session.execute(
+        insert(DomainEvent)
+        .values(
             event_id=event_id,
             event_type=event_type,
             api_key_id=api_key_id,
@@ -34,6 +37,22 @@ async def insert_event(
             occurred_at=occurred_at,
             created_at=created_at,
         )
+        .returning(DomainEvent.seq)
+    )
+    return int(result.scalar_one())
+
+
+async def insert_feed_entries(
+    session: AsyncSession, event_seq: int, api_key_ids: Collection[str], created_at: datetime
+) -> None:
+    if not api_key_ids:
+        return
+    await session.execute(
+        insert(FeedEntry),
+        [
+            {"api_key_id": key_id, "event_seq": event_seq, "created_at": created_at}
+            for key_id in sorted(set(api_key_ids))
+        ],
     )
 
 

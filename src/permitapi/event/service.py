@@ -1,12 +1,14 @@
 """The one seam through which the service announces domain events.
 
-`emit` writes a `domain_events` outbox row in the caller's transaction: the event exists
-exactly when the change that caused it commits. The monitoring work (webhooks, the events
-feed) reads the outbox; nothing here delivers anything.
+`emit` writes, in the caller's transaction, the `domain_events` outbox row, one events-feed
+entry per recipient key, and one pending webhook delivery per matching active webhook of those
+keys: the event, its feed entries and its deliveries exist exactly when the change that caused
+them commits. Monitors decide *who* is told (the recipients); nothing here sends anything.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 from typing import Any, Final
 
@@ -15,16 +17,30 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from permitapi.event import repository
 from permitapi.kit.ids import new_uuid
 
+STATUS_CHANGE: Final = "status_change"
+INSPECTION_COMPLETE: Final = "inspection_complete"
+PERMIT_APPROVED: Final = "permit_approved"
+PERMIT_DENIED: Final = "permit_denied"
+CORRECTIONS_REQUIRED: Final = "corrections_required"
 OPERATION_COMPLETED: Final = "operation_completed"
+CRITERIA_MATCH: Final = "criteria_match"
+PERMIT_CREATED: Final = "permit_created"
 EVENT_TYPES: Final = (
-    "status_change",
-    "inspection_complete",
-    "permit_approved",
-    "permit_denied",
-    "corrections_required",
+    STATUS_CHANGE,
+    INSPECTION_COMPLETE,
+    PERMIT_APPROVED,
+    PERMIT_DENIED,
+    CORRECTIONS_REQUIRED,
     OPERATION_COMPLETED,
-    "criteria_match",
-    "permit_created",
+    CRITERIA_MATCH,
+    PERMIT_CREATED,
+)
+PERMIT_EVENT_TYPES: Final = (
+    STATUS_CHANGE,
+    INSPECTION_COMPLETE,
+    PERMIT_APPROVED,
+    PERMIT_DENIED,
+    CORRECTIONS_REQUIRED,
 )
 
 
@@ -34,15 +50,25 @@ async def emit(
     *,
     data: dict[str, Any],
     occurred_at: datetime,
+    recipients: Collection[str],
     api_key_id: str | None = None,
     permit_number: str | None = None,
     jurisdiction: str | None = None,
+    created_at: datetime | None = None,
 ) -> str:
-    """Append one event to the outbox in the current transaction; returns its event_id."""
+    """Append one event in the current transaction and fan it out; returns its event_id.
+
+    `recipients` are the API key ids whose feed gets the event and whose active webhooks
+    (subscribed to `event_type`, jurisdiction_filter matching) get a pending delivery. An event
+    with no recipients is still recorded (the outbox is the service's history).
+    """
     if event_type not in EVENT_TYPES:
         raise ValueError(f"unknown event type {event_type!r}")
+    from permitapi.webhook import fanout  # the delivery side imports event; keep it one-way
+
     event_id = new_uuid()
-    await repository.insert_event(
+    appended_at = created_at or occurred_at
+    seq = await repository.insert_event(
         session,
         event_id=event_id,
         event_type=event_type,
@@ -51,6 +77,18 @@ async def emit(
         jurisdiction=jurisdiction,
         data=data,
         occurred_at=occurred_at,
-        created_at=occurred_at,
+        created_at=appended_at,
+    )
+    await repository.insert_feed_entries(session, seq, recipients, appended_at)
+    await fanout.enqueue_deliveries(
+        session,
+        event_id=event_id,
+        event_type=event_type,
+        permit_number=permit_number,
+        jurisdiction=jurisdiction,
+        data=data,
+        timestamp=occurred_at,
+        recipients=recipients,
+        now=appended_at,
     )
     return event_id

@@ -127,6 +127,7 @@ async def finish(
         session,
         events.OPERATION_COMPLETED,
         api_key_id=operation.api_key_id,
+        recipients=[operation.api_key_id],
         permit_number=operation.permit_number,
         jurisdiction=operation.jurisdiction,
         occurred_at=now,

@@ -1,0 +1,1 @@
+"""Webhooks: registrations, signed deliveries and the delivery engine."""
