@@ -131,12 +131,18 @@ class InternalError(ApiError):
     title = "Internal server error"
 
 
-def invalid_parameter(name: str, message: str, *, code: str = "invalid_parameter") -> BadRequest:
-    """A 400 naming the offending parameter in `parameter` and in `errors`."""
+def invalid_parameter(
+    name: str, message: str, *, code: str = "invalid_parameter", location: str = "query"
+) -> BadRequest:
+    """A 400 naming the offending parameter in `parameter` and in `errors` (each issue with
+    the `location` the OpenAPI ParameterIssue schema requires: query, path, header or body)."""
     return BadRequest(
         f"Invalid value for '{name}': {message}",
         code=code,
-        extra={"parameter": name, "errors": [{"parameter": name, "message": message}]},
+        extra={
+            "parameter": name,
+            "errors": [{"parameter": name, "location": location, "message": message}],
+        },
     )
 
 

@@ -60,7 +60,7 @@ class StoredResponse:
 
 
 def _invalid_key(message: str) -> BadRequest:
-    return invalid_parameter(HEADER, message, code="invalid_idempotency_key")
+    return invalid_parameter(HEADER, message, code="invalid_idempotency_key", location="header")
 
 
 def _unquote_sf_string(value: str) -> str:

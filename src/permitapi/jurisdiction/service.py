@@ -95,19 +95,24 @@ def validate_request(jurisdiction_name: str, state: str) -> tuple[str, str]:
     name = tidy_name(jurisdiction_name)
     if not name:
         raise invalid_parameter(
-            "jurisdiction_name", "must not be empty", code="invalid_jurisdiction_name"
+            "jurisdiction_name",
+            "must not be empty",
+            code="invalid_jurisdiction_name",
+            location="body",
         )
     if len(name) > MAX_NAME_LENGTH:
         raise invalid_parameter(
             "jurisdiction_name",
             f"must be at most {MAX_NAME_LENGTH} characters",
             code="invalid_jurisdiction_name",
+            location="body",
         )
     if not any(char.isalpha() for char in name) or any(not char.isprintable() for char in name):
         raise invalid_parameter(
             "jurisdiction_name",
             "must be a place name (letters, no control characters)",
             code="invalid_jurisdiction_name",
+            location="body",
         )
     code = state.strip().upper()
     if code not in US_STATE_CODES:
@@ -115,6 +120,7 @@ def validate_request(jurisdiction_name: str, state: str) -> tuple[str, str]:
             "state",
             "must be a two-letter US state or territory code such as CA",
             code="invalid_state",
+            location="body",
         )
     return name, code
 

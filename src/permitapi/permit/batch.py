@@ -34,7 +34,7 @@ from permitapi.usage import service as usage
 
 def _quick_target_or_none(ctx: AppContext, raw: str) -> Target | None:
     try:
-        return quick_target(ctx, StatusQuery(check_number(raw)))
+        return quick_target(ctx, StatusQuery(check_number(raw, location="body")))
     except BadRequest:
         return None
 
@@ -104,7 +104,7 @@ async def batch_status(
         )
         for raw in numbers:
             try:
-                number = check_number(raw)
+                number = check_number(raw, location="body")
                 plans.append(
                     await plan_item(
                         session,

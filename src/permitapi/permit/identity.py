@@ -46,13 +46,14 @@ def resource_path(permit_id: str) -> str:
     return f"{API_PREFIX}/permits/{permit_id}"
 
 
-def check_number(raw: str) -> str:
+def check_number(raw: str, *, location: str = "path") -> str:
     number = raw.strip()
     if not number or len(number) > MAX_NUMBER_LENGTH or not number.isprintable():
         raise invalid_parameter(
             "permit_number",
             f"must be 1 to {MAX_NUMBER_LENGTH} printable characters",
             code="invalid_permit_number",
+            location=location,
         )
     return number
 
@@ -171,13 +172,14 @@ async def resolve(
     jurisdiction_slug: str | None,
     *,
     example_tail: str | None = None,
+    number_location: str = "path",
 ) -> tuple[Identity, PermitRecord | None]:
     """The identity the caller means and its stored row with a representation, if any.
 
-    Raises 400 invalid_jurisdiction / invalid_permit_number, 404 jurisdiction_not_supported or
-    300 multiple_jurisdictions. Never fetches from a portal.
+    Raises 400 invalid_jurisdiction / invalid_permit_number (naming `number_location`), 404
+    jurisdiction_not_supported or 300 multiple_jurisdictions. Never fetches from a portal.
     """
-    number = check_number(raw_number)
+    number = check_number(raw_number, location=number_location)
     if jurisdiction_slug is not None:
         jurisdiction = explicit_jurisdiction(directory, jurisdiction_slug)
         normalized = detect.normalize_number(jurisdiction, number)

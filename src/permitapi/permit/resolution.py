@@ -22,7 +22,9 @@ async def resolve_permit(
     Sandbox keys never read stored representations, so for them `resource_available` is
     always false and `status_url` points at the (sandbox-supported) status lookup.
     """
-    found, row = await identity.resolve(session, directory, permit_number, jurisdiction)
+    found, row = await identity.resolve(
+        session, directory, permit_number, jurisdiction, number_location="body"
+    )
     available = row is not None and not sandbox
     return Resolution(
         permit_id=found.permit_id,

@@ -140,7 +140,7 @@ def sandbox_batch(ctx: AppContext, principal: Principal, numbers: list[str]) -> 
     items: list[ItemOutcome] = []
     for raw in numbers:
         try:
-            items.append(_item(ctx, principal, StatusQuery(check_number(raw))))
+            items.append(_item(ctx, principal, StatusQuery(check_number(raw, location="body"))))
         except BadRequest as exc:
             items.append(ItemOutcome("error", error=exc, consumed=False))
     return shape(numbers, items)
