@@ -18,6 +18,8 @@ from permitapi.health.endpoints import router as health_router
 from permitapi.jurisdiction.endpoints import router as jurisdiction_router
 from permitapi.kit import gc_tuning
 from permitapi.kit.clock import Clock, SystemClock
+from permitapi.observability import logs
+from permitapi.observability.endpoints import router as metrics_router
 from permitapi.operation.endpoints import router as operation_router
 from permitapi.permit import hot_path
 from permitapi.permit.endpoints import router as permit_router
@@ -109,7 +111,7 @@ def create_app(
         openapi_url="/openapi.json",
     )
     install_problem_handlers(app)
-    app.add_middleware(RequestContextMiddleware)
+    app.add_middleware(RequestContextMiddleware, api_prefix=API_PREFIX)
 
     api = APIRouter(prefix=API_PREFIX)
     # Routes are matched in order, one pattern at a time: the status lookup (the hot path)
@@ -124,9 +126,18 @@ def create_app(
     api.include_router(permit_resource_router)
     app.include_router(api)
     app.include_router(health_router)
+    app.include_router(metrics_router)
     app.include_router(source_status_router)
     for prefix, mounted in (mounts or {}).items():
         app.mount(prefix, mounted)
     install_docs(app)
     app.openapi = lambda: build_openapi(app)  # type: ignore[method-assign]
     return app
+
+
+def create_served_app() -> FastAPI:
+    """The app as `permitapi serve` runs it (in every worker process): logging configured from
+    the settings first, since uvicorn is told to leave logging alone."""
+    settings = get_settings()
+    logs.configure(settings.effective_log_format, settings.log_level)
+    return create_app(settings)

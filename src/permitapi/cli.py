@@ -21,6 +21,7 @@ from permitapi.db import migrate
 from permitapi.db.engine import create_engine, create_sessionmaker
 from permitapi.errors import ApiError
 from permitapi.kit.clock import SystemClock
+from permitapi.observability import logs
 from permitapi.portalsim.app import DEFAULT_SEED, create_sim_app
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
@@ -139,8 +140,9 @@ def serve(
     if migrate_first:
         migrate.upgrade(settings.database_url)
     uvicorn.run(
-        "permitapi.app:create_app",
+        "permitapi.app:create_served_app",
         factory=True,
+        log_config=None,
         host=host,
         port=port,
         workers=workers,
@@ -156,6 +158,7 @@ def worker() -> None:
     from permitapi.worker.runner import Worker
 
     settings = Settings()
+    logs.configure(settings.effective_log_format, settings.log_level)
 
     async def main() -> None:
         ctx = build_context(settings)
@@ -246,6 +249,7 @@ def dev(
     from permitapi.worker.runner import in_process_worker
 
     settings = dev_settings(host, port)
+    logs.configure(settings.effective_log_format, settings.log_level)
     migrate.upgrade(settings.database_url)
     keys = ensure_dev_keys(settings)
     base_url = f"http://{host}:{port}"
@@ -260,7 +264,7 @@ def dev(
     application = create_app(
         settings, extra_lifespans=[in_process_worker], mounts={SIM_PREFIX: simulator}
     )
-    uvicorn.run(application, host=host, port=port, access_log=False, log_level="info")
+    uvicorn.run(application, host=host, port=port, access_log=False, log_config=None)
 
 
 @app.command("portal-sim")

@@ -67,10 +67,25 @@ class Settings(BaseSettings):
     # one fetch with its bounded retries, so a live holder is never overtaken.
     refresh_lease_seconds: float = Field(default=90.0, gt=0)
 
+    # -- observability ------------------------------------------------------------------------
+    # json: one JSON object per log line (production default); text: readable lines (the
+    # default under `dev` and in tests). Either way every line carries the request id.
+    log_format: Literal["json", "text"] | None = None
+    log_level: str = "INFO"
+    # When set, GET /metrics needs `Authorization: Bearer <token>`; unset, it is public (put it
+    # behind the deployment's private network).
+    metrics_token: SecretStr | None = None
+
     # -- process --------------------------------------------------------------------------------
     # Garbage-collector thresholds of a server process (permitapi.kit.gc_tuning), as JSON:
     # PERMITAPI_GC_THRESHOLDS='[50000, 20, 100]'; null keeps CPython's defaults (700, 10, 10).
     gc_thresholds: tuple[int, int, int] | None = (50_000, 20, 100)
+
+    @property
+    def effective_log_format(self) -> Literal["json", "text"]:
+        if self.log_format is not None:
+            return self.log_format
+        return "json" if self.environment == "production" else "text"
 
     @property
     def is_sqlite(self) -> bool:

@@ -1,7 +1,11 @@
-"""/healthz (the process answers) and /readyz (the database answers)."""
+"""/healthz (the process answers) and /readyz (its dependencies answer)."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
+
+import redis.asyncio as redis
 from fastapi import APIRouter
 from pydantic import BaseModel
 
@@ -11,6 +15,9 @@ from permitapi.web.deps import Ctx
 from permitapi.web.openapi import problem_responses
 
 router = APIRouter(tags=["health"])
+log = logging.getLogger("permitapi.health")
+# A readiness probe must answer well within a load balancer's probe timeout.
+REDIS_PING_SECONDS = 2.0
 
 
 class Health(BaseModel):
@@ -22,12 +29,36 @@ async def healthz() -> Health:
     return Health(status="ok")
 
 
-@router.get("/readyz", response_model=Health, summary="Readiness", responses=problem_responses(503))
+async def _ping_redis(url: str) -> None:
+    client = redis.from_url(url, socket_connect_timeout=REDIS_PING_SECONDS)
+    try:
+        await asyncio.wait_for(client.ping(), timeout=REDIS_PING_SECONDS)  # type: ignore[arg-type]
+    finally:
+        await client.aclose()
+
+
+@router.get(
+    "/readyz",
+    response_model=Health,
+    summary="Readiness",
+    description=(
+        "200 when the database answers and, when `PERMITAPI_REDIS_URL` is set, Redis answers; "
+        "503 `database_unavailable` or `redis_unavailable` otherwise."
+    ),
+    responses=problem_responses(503),
+)
 async def readyz(ctx: Ctx) -> Health:
     try:
         await ping(ctx.engine)
     except Exception as exc:
+        log.warning("not ready: the database did not answer (%s)", type(exc).__name__)
         raise ServiceUnavailable(
             "The database is not reachable.", code="database_unavailable"
         ) from exc
+    if ctx.settings.redis_url:
+        try:
+            await _ping_redis(ctx.settings.redis_url)
+        except Exception as exc:
+            log.warning("not ready: Redis did not answer (%s)", type(exc).__name__)
+            raise ServiceUnavailable("Redis is not reachable.", code="redis_unavailable") from exc
     return Health(status="ready")

@@ -15,6 +15,7 @@ import time
 from collections.abc import Awaitable, Mapping, Sequence
 from typing import Protocol, TypeVar
 
+from permitapi.observability.metrics import PORTAL_FETCHES
 from permitapi.sources.base import (
     Blocked,
     NotFoundAtSource,
@@ -134,6 +135,9 @@ class SourceGateway:
             )
         except Exception as failure:
             results = dict.fromkeys(permit_numbers, failure)
+        for result in results.values():
+            outcome = classify_outcome(result if isinstance(result, Exception) else None)[0]
+            PORTAL_FETCHES.labels(jurisdiction.slug, "fetch", outcome).inc()
         if self.recorder is not None:
             # One write for the batch: a transaction per permit would add up to tens of
             # milliseconds after the portal answered.
@@ -168,9 +172,10 @@ class SourceGateway:
         error: BaseException | None,
         started: float,
     ) -> None:
+        outcome, reason = classify_outcome(error)
+        PORTAL_FETCHES.labels(jurisdiction.slug, operation, outcome).inc()
         if self.recorder is None:
             return
-        outcome, reason = classify_outcome(error)
         await self.recorder.record(
             jurisdiction.slug, operation, outcome, reason, _ms_since(started)
         )

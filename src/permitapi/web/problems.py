@@ -25,6 +25,7 @@ from permitapi.errors import (
     UnsupportedMediaType,
     problem_body,
 )
+from permitapi.observability.metrics import REFUSALS
 from permitapi.web.deps import rate_limit_headers_for_refusal
 
 
@@ -33,6 +34,8 @@ def request_id_of(request: Request) -> str:
 
 
 def problem_response(request: Request, error: ApiError) -> Response:
+    if error.status == 429:
+        REFUSALS.labels(error.code).inc()
     body = problem_body(
         status=error.status,
         code=error.code,

@@ -2,13 +2,16 @@
 
 The middleware is pure ASGI so it sees every response, including problems rendered for
 exceptions nothing else caught: those become a 500 problem here, with the request id, instead
-of a bare text body.
+of a bare text body. It also records each request's metrics (route template, method, status,
+latency) and puts the request id in the logging context, so every log line of the request
+carries it.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+import time
 import uuid
 from typing import Any
 
@@ -16,6 +19,8 @@ import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from permitapi.errors import PROBLEM_CONTENT_TYPE, InternalError, problem_body
+from permitapi.observability import logs
+from permitapi.observability.metrics import HTTP_LATENCY, HTTP_REQUESTS
 
 REQUEST_ID_HEADER = "x-request-id"
 _VALID_REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{8,128}$")
@@ -35,9 +40,48 @@ def extra_response_headers(state: dict[str, Any]) -> list[tuple[bytes, bytes]]:
     return [(k.lower().encode(), v.encode()) for k, v in headers.items()]
 
 
+def route_template(scope: Scope, api_prefix: str) -> str:
+    """The matched route's full path template (bounded label values), or `unmatched`.
+
+    FastAPI leaves the route of an included router in scope with its path relative to that
+    router, so the API prefix is put back; a mounted app's routes are relative to the mount
+    (`root_path`).
+    """
+    route = scope.get("route")
+    path = getattr(route, "path", None)
+    if not isinstance(path, str) or not path:
+        return "unmatched"
+    path = str(scope.get("root_path", "")) + path
+    if str(scope.get("path", "")).startswith(api_prefix + "/") and not path.startswith(api_prefix):
+        path = api_prefix + path
+    return path
+
+
+class RequestMetrics:
+    """Per-(route, method, status) metric children, resolved once: `labels()` takes a lock and
+    builds a key on every call, which the hot path does not need to pay."""
+
+    def __init__(self) -> None:
+        self._children: dict[tuple[str, str, int], tuple[Any, Any]] = {}
+
+    def record(self, route: str, method: str, status: int, seconds: float) -> None:
+        key = (route, method, status)
+        children = self._children.get(key)
+        if children is None:
+            children = (
+                HTTP_REQUESTS.labels(route, method, str(status)),
+                HTTP_LATENCY.labels(route, method),
+            )
+            self._children[key] = children
+        children[0].inc()
+        children[1].observe(seconds)
+
+
 class RequestContextMiddleware:
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, api_prefix: str = "/api/v1") -> None:
         self.app = app
+        self.api_prefix = api_prefix
+        self.metrics = RequestMetrics()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -51,12 +95,16 @@ class RequestContextMiddleware:
         request_id = accept_request_id(raw)
         state = scope.setdefault("state", {})
         state["request_id"] = request_id
+        token = logs.REQUEST_ID.set(request_id)
+        began = time.perf_counter()
         started = False
+        status = 500
 
         async def send_with_headers(message: Message) -> None:
-            nonlocal started
+            nonlocal started, status
             if message["type"] == "http.response.start":
                 started = True
+                status = message["status"]
                 headers = [
                     (k, v) for k, v in message.get("headers", []) if k.lower() != b"x-request-id"
                 ]
@@ -74,6 +122,7 @@ class RequestContextMiddleware:
             log.exception("unhandled error on %s %s", scope.get("method"), scope.get("path"))
             if started:
                 raise
+            status = 500
             body = problem_body(
                 status=500,
                 code=InternalError.default_code,
@@ -90,3 +139,11 @@ class RequestContextMiddleware:
                 }
             )
             await send({"type": "http.response.body", "body": orjson.dumps(body)})
+        finally:
+            self.metrics.record(
+                route_template(scope, self.api_prefix),
+                scope.get("method", ""),
+                status,
+                time.perf_counter() - began,
+            )
+            logs.REQUEST_ID.reset(token)

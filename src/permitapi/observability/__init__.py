@@ -1,0 +1,1 @@
+"""What the service shows its operators: Prometheus metrics and structured logs."""

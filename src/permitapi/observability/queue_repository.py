@@ -1,0 +1,46 @@
+"""SQL for the job-queue gauges: how many jobs of each kind are due and how old the oldest is.
+
+Each kind is a table of durable jobs with a due-time column; the queries only count and take a
+minimum over the indexes those tables already have for their workers' claims.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from permitapi.db.base import stored_utc
+from permitapi.operation.models import Operation
+from permitapi.webhook.models import WebhookDelivery
+
+
+@dataclass(frozen=True)
+class QueueStats:
+    kind: str
+    depth: int
+    oldest_due_at: datetime | None
+
+
+async def due_operations(session: AsyncSession, now: datetime) -> QueueStats:
+    row = (
+        await session.execute(
+            select(func.count(), func.min(Operation.next_run_at)).where(
+                Operation.status.in_(("pending", "running")), Operation.next_run_at <= now
+            )
+        )
+    ).one()
+    return QueueStats("operations", int(row[0]), stored_utc(row[1]))
+
+
+async def due_deliveries(session: AsyncSession, now: datetime) -> QueueStats:
+    row = (
+        await session.execute(
+            select(func.count(), func.min(WebhookDelivery.next_attempt_at)).where(
+                WebhookDelivery.status == "pending", WebhookDelivery.next_attempt_at <= now
+            )
+        )
+    ).one()
+    return QueueStats("webhook_deliveries", int(row[0]), stored_utc(row[1]))
