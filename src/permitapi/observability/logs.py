@@ -49,7 +49,8 @@ TEXT_FORMAT: Final = "%(asctime)s %(levelname)-7s %(name)s [%(request_id)s] %(me
 
 
 def configure(log_format: LogFormat, level: str = "INFO") -> None:
-    """Route the root logger (and uvicorn's, which propagate to it) to stderr in `log_format`."""
+    """Route the root logger (and uvicorn's, which propagate to it) to stderr in `log_format`.
+    `color_message` (uvicorn's ANSI-coloured duplicate of the message) is never emitted."""
     handler = logging.StreamHandler(sys.stderr)
     handler.addFilter(RequestIdFilter())
     formatter = JsonFormatter() if log_format == "json" else logging.Formatter(TEXT_FORMAT)
@@ -57,7 +58,12 @@ def configure(log_format: LogFormat, level: str = "INFO") -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
-    for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
+    for name in ("uvicorn", "uvicorn.error"):
         uvicorn_logger = logging.getLogger(name)
         uvicorn_logger.handlers[:] = []
         uvicorn_logger.propagate = True
+    # No access log: the request metrics count every request, and a line per request would
+    # cost the hot path more than it tells.
+    access = logging.getLogger("uvicorn.access")
+    access.handlers[:] = []
+    access.propagate = False
