@@ -58,12 +58,15 @@ def parse_keys(lines: list[str]) -> dict[str, dict[str, str]]:
 
 
 @contextmanager
-def dev_server(backend: str, workdir: Path, *extra_args: str) -> Iterator[DevServer]:
+def dev_server(
+    backend: str, workdir: Path, *extra_args: str, env_overrides: dict[str, str] | None = None
+) -> Iterator[DevServer]:
     """`permitapi dev --port <free> *extra_args` on `backend` (sqlite | postgresql), until the
-    block ends; startup output is checked (address line, a free and a pro account)."""
+    block ends; startup output is checked (address line, a free and a pro account).
+    `env_overrides` adds settings (PERMITAPI_...) to the server's environment."""
     databases = fresh_database(backend, workdir) if backend == "postgresql" else None
     database_url = next(databases) if databases is not None else None
-    env = cli_env(database_url)
+    env = {**cli_env(database_url), **(env_overrides or {})}
     port = free_port()
     process = subprocess.Popen(
         permitapi_command("dev", "--port", str(port), *extra_args),

@@ -14,6 +14,10 @@ Generic modes:
   client more patient than the delay gets no data.
 - `slow`: waits `latency_ms`, then returns None: the family answers normally.
 - `error`: 500 with a generic server error page.
+- `reset`: starts a 200 response, then drops the connection before the body is complete (what
+  a client sees when a load balancer or the portal resets a connection mid-response).
+- `garbage`: 200 with bytes that are no page, no JSON and no ArcGIS answer (a misconfigured
+  proxy, a truncated cache, a binary blob served as text/html).
 """
 
 from __future__ import annotations
@@ -21,14 +25,35 @@ from __future__ import annotations
 import asyncio
 
 from starlette.responses import HTMLResponse, Response
+from starlette.types import Receive, Scope, Send
 
 from permitapi.portalsim.store import Fault
 
 DEFAULT_TIMEOUT_MS = 60_000
+GARBAGE = b"\x1f\x8b\x08\x00\xff\xfe<h\x00tml \x93\xc4PK\x03\x04\r\n\x00" * 64
+
+
+class ConnectionDrop(Exception):
+    """Raised after the response has started, so the server aborts the connection."""
+
+
+class DroppedResponse(Response):
+    """Promises a body it never finishes sending."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/html"), (b"content-length", b"100000")],
+            }
+        )
+        await send({"type": "http.response.body", "body": b"<html><body>", "more_body": True})
+        raise ConnectionDrop("simulated connection reset")
 
 
 async def render_generic_fault(fault: Fault | None) -> Response | None:
-    """The response for down/timeout/error; None for no fault, slow (after its delay),
+    """The response for down/timeout/error/reset/garbage; None for no fault, slow (after its delay),
     maintenance and blocked (which the family renders in its own format)."""
     if fault is None:
         return None
@@ -44,6 +69,10 @@ async def render_generic_fault(fault: Fault | None) -> Response | None:
     if fault.mode == "slow":
         await asyncio.sleep(fault.latency_ms / 1000)
         return None
+    if fault.mode == "reset":
+        return DroppedResponse()
+    if fault.mode == "garbage":
+        return Response(GARBAGE, status_code=200, media_type="text/html")
     if fault.mode == "error":
         return HTMLResponse(
             "<html><head><title>Runtime Error</title></head><body><h1>Server Error</h1>"

@@ -13,8 +13,19 @@ from typing import Literal
 
 from permitapi.sources.base import PermitSnapshot
 
-FaultMode = Literal["down", "timeout", "slow", "error", "maintenance", "blocked"]
-FAULT_MODES: tuple[FaultMode, ...] = ("down", "timeout", "slow", "error", "maintenance", "blocked")
+FaultMode = Literal[
+    "down", "timeout", "slow", "error", "maintenance", "blocked", "reset", "garbage"
+]
+FAULT_MODES: tuple[FaultMode, ...] = (
+    "down",
+    "timeout",
+    "slow",
+    "error",
+    "maintenance",
+    "blocked",
+    "reset",
+    "garbage",
+)
 
 
 @dataclass(slots=True)
