@@ -13,16 +13,43 @@ import logging
 import re
 import time
 import uuid
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from permitapi.db.outage import is_database_outage
 from permitapi.errors import PROBLEM_CONTENT_TYPE, InternalError, problem_body
 from permitapi.observability import logs
 from permitapi.observability.metrics import HTTP_LATENCY, HTTP_REQUESTS
 
 REQUEST_ID_HEADER = "x-request-id"
+
+
+@dataclass(frozen=True)
+class Failure:
+    status: int
+    code: str
+    title: str
+    detail: str
+    retry_after: int | None = None
+
+
+UNEXPECTED = Failure(
+    500,
+    InternalError.default_code,
+    InternalError.title,
+    "An unexpected error occurred. It has been logged; retry later.",
+)
+# A restarting or failing-over PostgreSQL is usually back within seconds.
+DATABASE_UNAVAILABLE = Failure(
+    503,
+    "database_unavailable",
+    "Service unavailable",
+    "The service's database is not reachable right now; retry after the given delay.",
+    retry_after=5,
+)
 _VALID_REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{8,128}$")
 log = logging.getLogger("permitapi.http")
 
@@ -118,25 +145,34 @@ class RequestContextMiddleware:
 
         try:
             await self.app(scope, receive, send_with_headers)
-        except Exception:
-            log.exception("unhandled error on %s %s", scope.get("method"), scope.get("path"))
+        except Exception as error:
+            outage = is_database_outage(error)
+            if outage:
+                log.warning(
+                    "database unavailable on %s %s: %s",
+                    scope.get("method"),
+                    scope.get("path"),
+                    type(error).__name__,
+                )
+            else:
+                log.exception("unhandled error on %s %s", scope.get("method"), scope.get("path"))
             if started:
                 raise
-            status = 500
+            failure = DATABASE_UNAVAILABLE if outage else UNEXPECTED
+            status = failure.status
             body = problem_body(
-                status=500,
-                code=InternalError.default_code,
-                title=InternalError.title,
-                detail="An unexpected error occurred. It has been logged; retry later.",
+                status=failure.status,
+                code=failure.code,
+                title=failure.title,
+                detail=failure.detail,
                 instance=scope.get("path", ""),
                 request_id=request_id,
             )
+            headers = [(b"content-type", PROBLEM_CONTENT_TYPE.encode())]
+            if failure.retry_after is not None:
+                headers.append((b"retry-after", str(failure.retry_after).encode()))
             await send_with_headers(
-                {
-                    "type": "http.response.start",
-                    "status": 500,
-                    "headers": [(b"content-type", PROBLEM_CONTENT_TYPE.encode())],
-                }
+                {"type": "http.response.start", "status": failure.status, "headers": headers}
             )
             await send({"type": "http.response.body", "body": orjson.dumps(body)})
         finally:
