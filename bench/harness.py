@@ -41,6 +41,7 @@ def arguments(description: str) -> argparse.Namespace:
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--latency", type=float, default=0.2, help="portal latency (s)")
     parser.add_argument("--n", type=int, default=50, help="concurrent identical misses")
+    parser.add_argument("--requests", type=int, default=100_000, help="soak requests (RSS)")
     return parser.parse_args()
 
 
@@ -103,7 +104,7 @@ def _wait_listening(process: subprocess.Popen[bytes], port: int, what: str) -> N
 
 
 @contextlib.contextmanager
-def _uvicorn(factory: str, env: dict[str, str], what: str) -> Iterator[Process]:
+def uvicorn_app(factory: str, env: dict[str, str], what: str) -> Iterator[Process]:
     port = free_port()
     command = [
         sys.executable, "-m", "uvicorn", factory, "--factory",
@@ -139,7 +140,7 @@ def simulator(latency: float, ladbs_permits: int = 400) -> Iterator[Process]:
         "BENCH_SIM_LATENCY_MS": str(round(latency * 1000)),
         "BENCH_SIM_LADBS_PERMITS": str(ladbs_permits),
     }
-    with _uvicorn("bench.sim:create", env, "portal simulator") as sim:
+    with uvicorn_app("bench.sim:create", env, "portal simulator") as sim:
         yield sim
 
 
@@ -155,7 +156,7 @@ def server(
         "PERMITAPI_PORTAL_BASE_URL": f"http://127.0.0.1:{sim.port}",
         "PERMITAPI_SOURCE_POLICIES": json.dumps(policies or {}),
     }
-    with _uvicorn("bench.app:create", env, "bench server") as process:
+    with uvicorn_app("bench.app:create", env, "bench server") as process:
         yield process
 
 

@@ -13,6 +13,7 @@ RUNS = {
     "cached_lookup.py": ["--duration", "0.3", "--connections", "4"],
     "batch_misses.py": ["--latency", "0.01"],
     "single_flight.py": ["--n", "6", "--latency", "0.2"],
+    "request_path.py": ["--duration", "0.3", "--connections", "4", "--requests", "200"],
 }
 
 
