@@ -1,0 +1,85 @@
+"""50 parallel identical POSTs with one Idempotency-Key, on every endpoint that honours the
+header (found in /openapi.json, so a new idempotent endpoint is covered or this test fails):
+exactly one effect, one stored answer, and every other answer a replay of it or a 409
+`idempotency_key_processing`."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from permitapi.context import AppContext
+
+PARALLEL = 50
+
+
+@dataclass
+class Case:
+    path: str
+    headers: dict[str, str]
+    body: Any
+    effect: Callable[[], Awaitable[int]]
+
+
+async def _jurisdiction_request(client: httpx.AsyncClient, ctx: AppContext) -> Case:
+    # Anonymous: every anonymous request counts in request_count (an authenticated key votes
+    # once whatever it sends), so a second effect would show.
+    name = f"Idempotville {uuid.uuid4().hex[:8]}"
+
+    async def count() -> int:
+        listed = (await client.get("/api/v1/jurisdictions/requests")).json()["requests"]
+        return sum(r["request_count"] for r in listed if r["jurisdiction_name"] == name)
+
+    return Case(
+        "/api/v1/jurisdictions/request", {}, {"jurisdiction_name": name, "state": "NV"}, count
+    )
+
+
+CASES: dict[tuple[str, str], Callable[[httpx.AsyncClient, AppContext], Awaitable[Case]]] = {
+    ("POST", "/api/v1/jurisdictions/request"): _jurisdiction_request,
+}
+
+
+def idempotent_operations(document: dict[str, Any]) -> list[tuple[str, str]]:
+    found = []
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            names = {p.get("name") for p in operation.get("parameters", [])}
+            if "Idempotency-Key" in names:
+                found.append((method.upper(), path))
+    return found
+
+
+async def test_every_idempotent_endpoint_has_a_case(client: httpx.AsyncClient) -> None:
+    document = (await client.get("/openapi.json")).json()
+    operations = idempotent_operations(document)
+    assert operations
+    assert set(operations) == set(CASES), "add a case for each idempotent endpoint"
+
+
+async def test_parallel_duplicates_have_exactly_one_effect(
+    client: httpx.AsyncClient, ctx: AppContext
+) -> None:
+    for (method, _), build in CASES.items():
+        case = await build(client, ctx)
+        before = await case.effect()
+        headers = {**case.headers, "Idempotency-Key": f"parallel-{uuid.uuid4().hex}"}
+        responses = await asyncio.gather(
+            *(
+                client.request(method, case.path, headers=headers, json=case.body)
+                for _ in range(PARALLEL)
+            )
+        )
+        assert await case.effect() - before == 1, case.path
+        firsts = [r for r in responses if r.is_success and "idempotent-replayed" not in r.headers]
+        replays = [r for r in responses if r.headers.get("idempotent-replayed") == "true"]
+        busy = [r for r in responses if r.status_code == 409]
+        assert len(firsts) == 1, [r.status_code for r in responses]
+        assert len(firsts) + len(replays) + len(busy) == PARALLEL
+        assert all(r.json()["code"] == "idempotency_key_processing" for r in busy)
+        assert all(r.content == firsts[0].content for r in replays)
