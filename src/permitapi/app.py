@@ -14,6 +14,7 @@ from permitapi.config import Settings, get_settings
 from permitapi.context import AppContext
 from permitapi.db.engine import create_engine, create_sessionmaker
 from permitapi.discovery.endpoints import router as discovery_router
+from permitapi.event.endpoints import router as events_router
 from permitapi.health.endpoints import router as health_router
 from permitapi.jurisdiction.endpoints import router as jurisdiction_router
 from permitapi.kit import gc_tuning
@@ -36,6 +37,7 @@ from permitapi.web.docs import install_docs
 from permitapi.web.openapi import build_openapi
 from permitapi.web.problems import install_problem_handlers
 from permitapi.web.request_context import RequestContextMiddleware
+from permitapi.webhook.endpoints import router as webhook_router
 
 API_PREFIX = "/api/v1"
 DESCRIPTION = """Read-only status of building permits published by city and county permit portals
@@ -123,6 +125,8 @@ def create_app(
     api.include_router(jurisdiction_router)
     api.include_router(usage_router)
     api.include_router(operation_router)
+    api.include_router(webhook_router)
+    api.include_router(events_router)
     api.include_router(permit_resource_router)
     app.include_router(api)
     app.include_router(health_router)

@@ -31,6 +31,8 @@ accounts_app = typer.Typer(no_args_is_help=True, help="Accounts.")
 app.add_typer(db_app, name="db")
 app.add_typer(keys_app, name="keys")
 app.add_typer(accounts_app, name="accounts")
+jobs_app = typer.Typer(no_args_is_help=True, help="Background jobs (what the worker runs).")
+app.add_typer(jobs_app, name="jobs")
 
 DEV_KEYS_FILE = Path("var") / "dev-keys.json"
 
@@ -173,6 +175,43 @@ def worker() -> None:
             await ctx.engine.dispose()
 
     asyncio.run(main())
+
+
+@jobs_app.command("list")
+def jobs_list() -> None:
+    """Every job source and schedule the worker runs."""
+    from permitapi.worker import runner
+
+    typer.echo(runner.job_sources.__doc__ or "")
+
+
+@jobs_app.command("run")
+def jobs_run(name: Annotated[str, typer.Argument(help="A job source, e.g. deliveries")]) -> None:
+    """Run one pass of one job source now and print how many jobs it handled."""
+    from permitapi.app import build_context
+    from permitapi.worker import runner
+
+    try:
+        source = runner.source_named(name)
+    except KeyError:
+        names = ", ".join(s.name for s in runner.job_sources())
+        _fail(f"unknown job source {name!r}; known: {names}")
+        return
+    settings = Settings()
+    logs.configure(settings.effective_log_format, settings.log_level)
+
+    async def main() -> int:
+        ctx = build_context(settings)
+        worker = runner.Worker(ctx, [source])
+        try:
+            return await worker.run_once()
+        finally:
+            await worker.aclose()
+            await ctx.gateway.aclose()
+            await ctx.engine.dispose()
+
+    handled = asyncio.run(main())
+    typer.echo(f"{name}: {handled} handled")
 
 
 SIM_PREFIX = "/_sim"

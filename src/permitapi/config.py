@@ -56,7 +56,14 @@ class Settings(BaseSettings):
     source_policies: dict[str, dict[str, float]] = Field(default_factory=dict)
 
     # -- webhooks -----------------------------------------------------------------------------
+    # Accept http:// receivers on loopback (`permitapi dev` and tests only; `serve` refuses it).
     allow_loopback_webhooks: bool = False
+    # How often an idle worker looks for due deliveries: the bound on an event's wait for its
+    # first attempt (the claim is one indexed query).
+    delivery_poll_interval_seconds: float = Field(default=0.2, gt=0)
+    # How long a worker owns a webhook's deliveries; a killed worker's are attempted again by
+    # another worker after this.
+    delivery_lease_seconds: float = Field(default=120.0, gt=0)
 
     # -- worker -------------------------------------------------------------------------------
     run_worker_in_process: bool = False

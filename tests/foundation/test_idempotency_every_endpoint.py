@@ -14,6 +14,9 @@ from typing import Any
 import httpx
 
 from permitapi.context import AppContext
+from permitapi.webhook import repository as webhook_repository
+from tests.webhook.conftest import new_key, register
+from tests.webhook.test_delivery import emit
 
 PARALLEL = 50
 
@@ -40,8 +43,37 @@ async def _jurisdiction_request(client: httpx.AsyncClient, ctx: AppContext) -> C
     )
 
 
+async def _webhook_registration(client: httpx.AsyncClient, ctx: AppContext) -> Case:
+    key = await new_key(ctx, "pro")
+
+    async def count() -> int:
+        listed = await client.get("/api/v1/webhooks", headers=key.headers)
+        return len(listed.json()["webhooks"])
+
+    # A public address literal: registration resolves nothing and contacts nothing.
+    body = {"url": "https://93.184.216.34/hook", "events": ["status_change"]}
+    return Case("/api/v1/webhooks", key.headers, body, count)
+
+
+async def _delivery_replay(client: httpx.AsyncClient, ctx: AppContext) -> Case:
+    key = await new_key(ctx, "pro")
+    hook = await register(client, key, "https://93.184.216.34/hook", ["status_change"])
+    await emit(ctx, key)
+    async with ctx.transaction() as session:
+        await webhook_repository.kill_pending(session, str(hook["webhook_id"]), "test: ended")
+    path = f"/api/v1/webhooks/{hook['webhook_id']}/deliveries"
+    [original] = (await client.get(path, headers=key.headers)).json()["deliveries"]
+
+    async def count() -> int:
+        return len((await client.get(path, headers=key.headers)).json()["deliveries"])
+
+    return Case(f"{path}/{original['id']}/replay", key.headers, None, count)
+
+
 CASES: dict[tuple[str, str], Callable[[httpx.AsyncClient, AppContext], Awaitable[Case]]] = {
     ("POST", "/api/v1/jurisdictions/request"): _jurisdiction_request,
+    ("POST", "/api/v1/webhooks"): _webhook_registration,
+    ("POST", "/api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/replay"): _delivery_replay,
 }
 
 

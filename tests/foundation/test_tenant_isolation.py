@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 import httpx
@@ -19,8 +20,12 @@ import pytest
 from permitapi.account import service as account_service
 from permitapi.account.plans import Meter
 from permitapi.context import AppContext
+from permitapi.event import repository as event_repository
+from permitapi.event import service as events
 from permitapi.operation import service as operations
 from permitapi.usage import service as usage
+from permitapi.webhook import repository as webhook_repository
+from permitapi.webhook import service as webhook_service
 from tests.support.accounts import make_account
 
 # Path parameters that name the caller's own resources. Value: how to create one for `owner`.
@@ -54,14 +59,64 @@ async def _operation(tenants: Tenants, client: httpx.AsyncClient, ctx: AppContex
     return str(created["operation_id"])
 
 
+async def _webhook(tenants: Tenants, client: httpx.AsyncClient, ctx: AppContext) -> str:
+    # A loopback receiver, refused at send time under these settings: test and simulate
+    # answer at once without reaching any network.
+    async with ctx.transaction() as session:
+        created = await webhook_service.register(
+            session,
+            await _principal(ctx, tenants.owner),
+            checked_url="http://127.0.0.1:9/hook",
+            events=["status_change"],
+            jurisdiction_filter=None,
+            now=ctx.clock.now(),
+        )
+    _latest_webhook[tenants.owner.api_key_id] = str(created["webhook_id"])
+    return str(created["webhook_id"])
+
+
+_latest_webhook: dict[str, str] = {}
+
+
+async def _delivery(tenants: Tenants, client: httpx.AsyncClient, ctx: AppContext) -> str:
+    """A dead delivery of the owner's newest webhook (the one `_webhook` just made)."""
+    async with ctx.transaction() as session:
+        webhook_id = _latest_webhook[tenants.owner.api_key_id]
+        await events.emit(
+            session,
+            "status_change",
+            data={},
+            occurred_at=ctx.clock.now(),
+            recipients=[tenants.owner.api_key_id],
+        )
+        await webhook_repository.kill_pending(session, webhook_id, "test: ended")
+        [delivery] = await webhook_repository.deliveries_of(session, webhook_id, 1)
+    return delivery.delivery_id
+
+
+async def _principal(ctx: AppContext, tenant: Tenant) -> account_service.Principal:
+    async with ctx.sessionmaker() as session:
+        principal = await account_service.resolve_key(session, tenant.headers["X-API-Key"])
+    assert principal is not None
+    return principal
+
+
 OWNED_PARAMETERS: dict[str, Factory] = {
     "operation_id": _operation,
+    "webhook_id": _webhook,
+    "delivery_id": _delivery,
 }
 # Path parameters that name shared, public data (any key may read any permit's status).
 SHARED_PARAMETERS = frozenset({"permit_number", "permit_id", "slug"})
 # Operations without an owned path parameter that still answer per key: lists of the key's own
 # resources. Value: the ids of the caller's resources in a response body.
-KEY_SCOPED_LISTS: dict[tuple[str, str], Callable[[Any], set[str]]] = {}
+KEY_SCOPED_LISTS: dict[tuple[str, str], Callable[[Any], set[str]]] = {
+    ("GET", "/api/v1/webhooks"): lambda body: {w["webhook_id"] for w in body["webhooks"]},
+    ("GET", "/api/v1/events"): lambda body: {e["event_id"] for e in body["events"]},
+}
+# Operations that create a key-scoped resource from a body (their answers are the caller's
+# own; reading them back is covered above).
+KEY_SCOPED_CREATIONS = frozenset({("POST", "/api/v1/webhooks")})
 # Operations that expose no tenant's data: public reads, lookups of shared permits, meters
 # (each key reads its own; tested in tests/foundation/test_auth_and_usage.py), probes.
 UNSCOPED = frozenset(
@@ -87,7 +142,9 @@ UNSCOPED = frozenset(
     }
 )
 # A valid body for owned operations that take one, so that validation cannot answer first.
-BODIES: dict[tuple[str, str], Any] = {}
+BODIES: dict[tuple[str, str], Any] = {
+    ("PATCH", "/api/v1/webhooks/{webhook_id}"): {"events": ["permit_approved"]},
+}
 PARAMETER = re.compile(r"{([^}]+)}")
 
 
@@ -118,7 +175,9 @@ async def test_every_operation_is_classified(client: httpx.AsyncClient) -> None:
             missing = [name for name in owned if name not in OWNED_PARAMETERS]
             if missing:
                 unclassified.append(f"{method} {path}: no factory for {missing}")
-        elif (method, path) not in KEY_SCOPED_LISTS and (method, path) not in UNSCOPED:
+        elif not any(
+            (method, path) in known for known in (KEY_SCOPED_LISTS, UNSCOPED, KEY_SCOPED_CREATIONS)
+        ):
             unclassified.append(f"{method} {path}")
     assert not unclassified, "classify these operations:\n" + "\n".join(unclassified)
 
@@ -165,6 +224,15 @@ async def test_key_scoped_lists_never_show_another_keys_resources(
 ) -> None:
     for (method, path), ids_in in KEY_SCOPED_LISTS.items():
         created = {await factory(tenants, client, ctx) for factory in OWNED_PARAMETERS.values()}
+        async with ctx.sessionmaker() as session:  # the events those factories caused
+            feed = await event_repository.feed_page(
+                session,
+                tenants.owner.api_key_id,
+                after_seq=0,
+                not_before=ctx.clock.now() - timedelta(days=30),
+                limit=1000,
+            )
+        created |= {event.event_id for event in feed}
         owner_view = ids_in(
             (await client.request(method, path, headers=tenants.owner.headers)).json()
         )

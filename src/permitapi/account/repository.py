@@ -131,3 +131,9 @@ async def plan_of_key(session: AsyncSession, api_key_id: str) -> str | None:
         .where(ApiKey.id == api_key_id)
     )
     return result.scalar_one_or_none()
+
+
+async def lock_key(session: AsyncSession, api_key_id: str) -> None:
+    """Serialise a key's capped creations (webhooks, watches) until the transaction ends: on
+    PostgreSQL a row lock; SQLite already has a single writer."""
+    await session.execute(select(ApiKey.id).where(ApiKey.id == api_key_id).with_for_update())

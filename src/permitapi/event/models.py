@@ -39,6 +39,7 @@ class FeedEntry(Base):
     feed's keyset pagination walks, so a page costs the same whatever the table's size."""
 
     __tablename__ = "event_feed"
+    __table_args__ = (Index("ix_event_feed_created_at", "created_at"),)
 
     api_key_id: Mapped[str] = mapped_column(String(36), primary_key=True)
     event_seq: Mapped[int] = mapped_column(Integer, primary_key=True)

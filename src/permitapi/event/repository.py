@@ -6,7 +6,7 @@ from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import delete, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from permitapi.event.models import DomainEvent, FeedEntry
@@ -59,5 +59,31 @@ async def insert_feed_entries(
 async def of_type(session: AsyncSession, event_type: str) -> list[DomainEvent]:
     result = await session.execute(
         select(DomainEvent).where(DomainEvent.event_type == event_type).order_by(DomainEvent.seq)
+    )
+    return list(result.scalars())
+
+
+async def purge_before(session: AsyncSession, cutoff: datetime) -> int:
+    """Feed entries and events appended before `cutoff`; returns how many events went."""
+    await session.execute(delete(FeedEntry).where(FeedEntry.created_at < cutoff))
+    result = await session.execute(delete(DomainEvent).where(DomainEvent.created_at < cutoff))
+    return int(result.rowcount or 0)  # type: ignore[attr-defined]
+
+
+async def feed_page(
+    session: AsyncSession, api_key_id: str, *, after_seq: int, not_before: datetime, limit: int
+) -> list[DomainEvent]:
+    """The key's events after `after_seq` in ingestion order: a keyset walk of the
+    (api_key_id, event_seq) primary key, so a page's cost does not grow with the tables."""
+    result = await session.execute(
+        select(DomainEvent)
+        .join(FeedEntry, FeedEntry.event_seq == DomainEvent.seq)
+        .where(
+            FeedEntry.api_key_id == api_key_id,
+            FeedEntry.event_seq > after_seq,
+            FeedEntry.created_at >= not_before,
+        )
+        .order_by(FeedEntry.event_seq)
+        .limit(limit)
     )
     return list(result.scalars())

@@ -100,3 +100,11 @@ async def enqueue_deliveries(
         )
     await repository.insert_deliveries(session, rows)
     return [row["delivery_id"] for row in rows]
+
+
+def rebranded(payload: str, delivery_id: str) -> str:
+    """A stored payload with a new delivery_id (a manual replay): every other byte of the
+    envelope, event_id and timestamp included, is the original's."""
+    envelope = orjson.loads(payload)
+    envelope["delivery_id"] = delivery_id
+    return orjson.dumps(envelope).decode()

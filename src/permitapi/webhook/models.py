@@ -36,6 +36,10 @@ class Webhook(Base):
     # Set by DELETE: the webhook is gone for its key (404 from then on) but its deliveries'
     # history is kept for the retention window.
     deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    # The worker attempting this webhook's deliveries, until when: at most one attempt per
+    # webhook is in flight, and a killed worker's claim lapses (its deliveries stay pending).
+    delivery_lease_owner: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    delivery_lease_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
 class WebhookDelivery(Base):
@@ -63,5 +67,3 @@ class WebhookDelivery(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     last_attempt_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     next_attempt_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
-    lease_owner: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

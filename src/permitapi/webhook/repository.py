@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import delete, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from permitapi.webhook.models import Webhook, WebhookDelivery
@@ -25,3 +26,182 @@ async def active_webhooks_of(session: AsyncSession, api_key_ids: Collection[str]
 async def insert_deliveries(session: AsyncSession, rows: list[dict[str, Any]]) -> None:
     if rows:
         await session.execute(insert(WebhookDelivery), rows)
+
+
+# -- registrations ---------------------------------------------------------------------------
+
+
+async def insert_webhook(session: AsyncSession, webhook: Webhook) -> None:
+    session.add(webhook)
+    await session.flush()
+
+
+async def count_active(session: AsyncSession, api_key_id: str) -> int:
+    result = await session.execute(
+        select(func.count())
+        .select_from(Webhook)
+        .where(Webhook.api_key_id == api_key_id, Webhook.is_active.is_(True))
+    )
+    return int(result.scalar_one())
+
+
+async def webhooks_of(session: AsyncSession, api_key_id: str) -> list[Webhook]:
+    """The key's webhooks that are not deleted, oldest first."""
+    result = await session.execute(
+        select(Webhook)
+        .where(Webhook.api_key_id == api_key_id, Webhook.deleted_at.is_(None))
+        .order_by(Webhook.created_at, Webhook.webhook_id)
+    )
+    return list(result.scalars())
+
+
+async def owned_webhook(
+    session: AsyncSession, api_key_id: str, webhook_id: str, *, for_update: bool = False
+) -> Webhook | None:
+    """A webhook of this key that is not deleted (another key's webhook is None: 404)."""
+    query = select(Webhook).where(
+        Webhook.webhook_id == webhook_id,
+        Webhook.api_key_id == api_key_id,
+        Webhook.deleted_at.is_(None),
+    )
+    if for_update:
+        query = query.with_for_update()
+    result = await session.execute(query)
+    return result.scalar_one_or_none()
+
+
+async def webhook_by_id(session: AsyncSession, webhook_id: str) -> Webhook | None:
+    return await session.get(Webhook, webhook_id)
+
+
+async def kill_pending(session: AsyncSession, webhook_id: str, reason: str) -> int:
+    """A webhook that stops receiving turns its pending deliveries dead (replayable once it is
+    active again) rather than leaving them waiting for an attempt that will never be made."""
+    result = await session.execute(
+        update(WebhookDelivery)
+        .where(WebhookDelivery.webhook_id == webhook_id, WebhookDelivery.status == "pending")
+        .values(status="dead", next_attempt_at=None, last_error=reason)
+    )
+    return int(result.rowcount or 0)  # type: ignore[attr-defined]
+
+
+# -- deliveries ------------------------------------------------------------------------------
+
+
+async def deliveries_of(
+    session: AsyncSession, webhook_id: str, limit: int
+) -> list[WebhookDelivery]:
+    result = await session.execute(
+        select(WebhookDelivery)
+        .where(WebhookDelivery.webhook_id == webhook_id)
+        .order_by(WebhookDelivery.created_at.desc(), WebhookDelivery.delivery_id.desc())
+        .limit(limit)
+    )
+    return list(result.scalars())
+
+
+async def delivery_of(
+    session: AsyncSession, webhook_id: str, delivery_id: str
+) -> WebhookDelivery | None:
+    result = await session.execute(
+        select(WebhookDelivery).where(
+            WebhookDelivery.webhook_id == webhook_id, WebhookDelivery.delivery_id == delivery_id
+        )
+    )
+    return result.scalar_one_or_none()
+
+
+async def claim_webhooks(
+    session: AsyncSession, owner: str, now: datetime, until: datetime, limit: int
+) -> list[str]:
+    """Lease up to `limit` active webhooks that have a due delivery and no live lease. The
+    conditional UPDATE is the claim: two workers never hold one webhook."""
+    free = or_(Webhook.delivery_lease_until.is_(None), Webhook.delivery_lease_until < now)
+    candidates = (
+        select(WebhookDelivery.webhook_id)
+        .join(Webhook, Webhook.webhook_id == WebhookDelivery.webhook_id)
+        .where(
+            WebhookDelivery.status == "pending",
+            WebhookDelivery.next_attempt_at <= now,
+            Webhook.is_active.is_(True),
+            free,
+        )
+        .distinct()
+        .limit(limit)
+    )
+    due = [row[0] for row in (await session.execute(candidates)).all()]
+    if not due:
+        return []
+    result = await session.execute(
+        update(Webhook)
+        .where(Webhook.webhook_id.in_(due), Webhook.is_active.is_(True), free)
+        .values(delivery_lease_owner=owner, delivery_lease_until=until)
+        .returning(Webhook.webhook_id)
+    )
+    return [row[0] for row in result.all()]
+
+
+async def release_webhook(session: AsyncSession, webhook_id: str, owner: str) -> None:
+    await session.execute(
+        update(Webhook)
+        .where(Webhook.webhook_id == webhook_id, Webhook.delivery_lease_owner == owner)
+        .values(delivery_lease_owner=None, delivery_lease_until=None)
+    )
+
+
+async def due_deliveries(
+    session: AsyncSession, webhook_id: str, now: datetime, limit: int
+) -> list[WebhookDelivery]:
+    result = await session.execute(
+        select(WebhookDelivery)
+        .where(
+            WebhookDelivery.webhook_id == webhook_id,
+            WebhookDelivery.status == "pending",
+            WebhookDelivery.next_attempt_at <= now,
+        )
+        .order_by(WebhookDelivery.next_attempt_at, WebhookDelivery.created_at)
+        .limit(limit)
+    )
+    return list(result.scalars())
+
+
+async def record_attempts(
+    session: AsyncSession, updates: Sequence[dict[str, Any]], *, owner: str
+) -> int:
+    """Write attempt outcomes, each only while the delivery is still pending and this worker
+    still holds its webhook: a worker whose lease lapsed records nothing (the new holder's
+    attempt is the one that counts). Returns how many were written."""
+    written = 0
+    for values in updates:
+        delivery_id = values["delivery_id"]
+        result = await session.execute(
+            update(WebhookDelivery)
+            .where(
+                WebhookDelivery.delivery_id == delivery_id,
+                WebhookDelivery.status == "pending",
+                WebhookDelivery.webhook_id.in_(
+                    select(Webhook.webhook_id).where(Webhook.delivery_lease_owner == owner)
+                ),
+            )
+            .values({k: v for k, v in values.items() if k != "delivery_id"})
+        )
+        written += int(result.rowcount or 0)  # type: ignore[attr-defined]
+    return written
+
+
+async def update_webhook(session: AsyncSession, webhook_id: str, values: dict[str, Any]) -> None:
+    await session.execute(update(Webhook).where(Webhook.webhook_id == webhook_id).values(values))
+
+
+# -- retention -------------------------------------------------------------------------------
+
+
+async def purge_deliveries_before(session: AsyncSession, cutoff: datetime) -> int:
+    """Delivery history older than the retention window; a still-pending one is kept (it
+    cannot be: attempts end within about two days)."""
+    result = await session.execute(
+        delete(WebhookDelivery).where(
+            WebhookDelivery.created_at < cutoff, WebhookDelivery.status != "pending"
+        )
+    )
+    return int(result.rowcount or 0)  # type: ignore[attr-defined]

@@ -1,7 +1,8 @@
-"""Runs job sources in a loop. Each source claims due rows (with a lease), runs them and
-reports how many it handled; a crashed worker's leases expire and another worker takes over.
+"""Runs job sources. Each source claims due rows (with a lease), runs them and reports how many
+it handled; a crashed worker's leases expire and another worker takes over.
 
-Every schedule and job source is listed in `job_sources()`, the one place they are named.
+Every schedule and job source is listed in `job_sources()`, the one place they are named. Each
+source runs in its own loop, so a long operation refresh never delays a webhook delivery.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from permitapi.context import AppContext
 from permitapi.idempotency.jobs import IdempotencyPurge
@@ -26,11 +27,39 @@ class JobSource(Protocol):
         ...
 
 
-def job_sources() -> list[JobSource]:
-    """Every job source of the service, in the order the loop visits them."""
-    from permitapi.operation.jobs import OperationJobs  # jobs import services; keep lazy
+@runtime_checkable
+class PolledSource(Protocol):
+    """A source with its own idle interval (default: the worker's poll interval)."""
 
-    return [IdempotencyPurge(), OperationJobs()]
+    def poll_interval(self, ctx: AppContext) -> float: ...
+
+
+@runtime_checkable
+class ClosableSource(Protocol):
+    async def aclose(self) -> None: ...
+
+
+def job_sources() -> list[JobSource]:
+    """Every job source of the service: what runs, and on which schedule.
+
+    idempotency-purge   every 10 min: expired Idempotency-Key rows
+    operations          continuously: due operations (asynchronous refreshes)
+    deliveries          continuously (idle poll 0.2 s): due webhook delivery attempts
+    monitoring-retention every 10 min: events, feed entries and delivery history past 30 days
+    """
+    # jobs import services; keep lazy
+    from permitapi.operation.jobs import OperationJobs
+    from permitapi.webhook.engine import DeliveryJobs
+    from permitapi.webhook.retention import MonitoringRetention
+
+    return [IdempotencyPurge(), OperationJobs(), DeliveryJobs(), MonitoringRetention()]
+
+
+def source_named(name: str) -> JobSource:
+    for source in job_sources():
+        if source.name == name:
+            return source
+    raise KeyError(name)
 
 
 class Worker:
@@ -42,22 +71,40 @@ class Worker:
     def stop(self) -> None:
         self._stopping.set()
 
+    async def _run_source(self, source: JobSource) -> int:
+        try:
+            return await source.run_due(self.ctx)
+        except Exception:
+            log.exception("job source %s failed", source.name)
+            return 0
+
     async def run_once(self) -> int:
         handled = 0
         for source in self.sources:
-            try:
-                handled += await source.run_due(self.ctx)
-            except Exception:
-                log.exception("job source %s failed", source.name)
+            handled += await self._run_source(source)
         return handled
 
-    async def run_forever(self) -> None:
-        interval = self.ctx.settings.worker_poll_interval_seconds
+    async def _loop(self, source: JobSource) -> None:
+        interval = (
+            source.poll_interval(self.ctx)
+            if isinstance(source, PolledSource)
+            else self.ctx.settings.worker_poll_interval_seconds
+        )
         while not self._stopping.is_set():
-            handled = await self.run_once()
-            if handled == 0:
+            if await self._run_source(source) == 0:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._stopping.wait(), timeout=interval)
+
+    async def run_forever(self) -> None:
+        try:
+            await asyncio.gather(*(self._loop(source) for source in self.sources))
+        finally:
+            await self.aclose()
+
+    async def aclose(self) -> None:
+        for source in self.sources:
+            if isinstance(source, ClosableSource):
+                await source.aclose()
 
 
 @contextlib.asynccontextmanager
