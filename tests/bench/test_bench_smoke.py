@@ -14,6 +14,16 @@ RUNS = {
     "batch_misses.py": ["--latency", "0.01"],
     "single_flight.py": ["--n", "6", "--latency", "0.2"],
     "request_path.py": ["--duration", "0.3", "--connections", "4", "--requests", "200"],
+    "webhook_delivery.py": [
+        "--events",
+        "100",
+        "--latency-events",
+        "40",
+        "--feed-rows",
+        "2000",
+        "--feed-key-rows",
+        "600",
+    ],
 }
 
 

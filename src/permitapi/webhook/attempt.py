@@ -36,6 +36,7 @@ class AttemptResult:
     error: str | None
     retry_after_seconds: float | None = None
     body_preview: str | None = None
+    refused: bool = False  # the destination failed validation: nothing was sent
 
     @property
     def acknowledged(self) -> bool:
@@ -94,7 +95,7 @@ async def send(
             url, allow_loopback_http=allow_loopback_http, resolver=resolver
         )
     except DestinationRefused as refused:
-        return AttemptResult(None, f"destination refused: {refused.reason}")
+        return AttemptResult(None, f"destination refused: {refused.reason}", refused=True)
     host_header = destination.host if ":" not in destination.host else f"[{destination.host}]"
     default_port = 443 if destination.scheme == "https" else 80
     if destination.port != default_port:

@@ -23,6 +23,7 @@ from typing import Any, Final
 import httpx
 
 from permitapi.context import AppContext
+from permitapi.observability.metrics import DELIVERY_OUTCOMES
 from permitapi.permit.refresh import process_owner
 from permitapi.webhook import attempt, repository, schedule, signing
 from permitapi.webhook.destination import Resolver
@@ -117,16 +118,16 @@ class DeliveryJobs:
                 return 0
             outcome = await self._attempt_in_order(ctx, webhook, due)
             async with ctx.transaction() as session:
-                written = await repository.record_attempts(
-                    session, outcome.updates, owner=self.owner
-                )
-                if written and outcome.webhook_values:
-                    await repository.update_webhook(session, webhook_id, outcome.webhook_values)
-                if written and outcome.disable_reason is not None:
-                    await repository.kill_pending(
-                        session, webhook_id, f"webhook disabled ({outcome.disable_reason})"
-                    )
-                await repository.release_webhook(session, webhook_id, self.owner)
+                # A worker whose lease lapsed records nothing: the new holder's attempts count.
+                if await repository.holds_lease(session, webhook_id, self.owner):
+                    await repository.record_attempts(session, outcome.updates)
+                    if outcome.webhook_values:
+                        await repository.update_webhook(session, webhook_id, outcome.webhook_values)
+                    if outcome.disable_reason is not None:
+                        await repository.kill_pending(
+                            session, webhook_id, f"webhook disabled ({outcome.disable_reason})"
+                        )
+                    await repository.release_webhook(session, webhook_id, self.owner)
             return outcome.attempted
         except Exception:
             log.exception("delivery drain of webhook %s failed; its lease lapses", webhook_id)
@@ -166,11 +167,15 @@ class DeliveryJobs:
                 failures = 0
                 values.update(status="delivered", next_attempt_at=None)
                 outcome.updates.append(values)
+                DELIVERY_OUTCOMES.labels("delivered").inc()
                 continue
             failures += 1
+            if result.refused:
+                DELIVERY_OUTCOMES.labels("refused").inc()
             if result.gone:
                 values.update(status="dead", next_attempt_at=None)
                 outcome.disable_reason = "gone"
+                DELIVERY_OUTCOMES.labels("disabled").inc()
             else:
                 due_at = schedule.next_attempt_at(
                     created_at=delivery.created_at,
@@ -181,6 +186,7 @@ class DeliveryJobs:
                 values.update(
                     status="pending" if due_at is not None else "dead", next_attempt_at=due_at
                 )
+                DELIVERY_OUTCOMES.labels("retry" if due_at is not None else "dead").inc()
                 if due_at is None and failures >= DISABLE_AFTER_CONSECUTIVE_FAILURES:
                     outcome.disable_reason = "failures"
             outcome.updates.append(values)

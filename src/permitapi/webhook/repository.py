@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import delete, func, insert, or_, select, update
+from sqlalchemy import Table, bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from permitapi.webhook.models import Webhook, WebhookDelivery
@@ -165,28 +165,32 @@ async def due_deliveries(
     return list(result.scalars())
 
 
-async def record_attempts(
-    session: AsyncSession, updates: Sequence[dict[str, Any]], *, owner: str
-) -> int:
-    """Write attempt outcomes, each only while the delivery is still pending and this worker
-    still holds its webhook: a worker whose lease lapsed records nothing (the new holder's
-    attempt is the one that counts). Returns how many were written."""
-    written = 0
-    for values in updates:
-        delivery_id = values["delivery_id"]
-        result = await session.execute(
-            update(WebhookDelivery)
-            .where(
-                WebhookDelivery.delivery_id == delivery_id,
-                WebhookDelivery.status == "pending",
-                WebhookDelivery.webhook_id.in_(
-                    select(Webhook.webhook_id).where(Webhook.delivery_lease_owner == owner)
-                ),
-            )
-            .values({k: v for k, v in values.items() if k != "delivery_id"})
-        )
-        written += int(result.rowcount or 0)  # type: ignore[attr-defined]
-    return written
+async def holds_lease(session: AsyncSession, webhook_id: str, owner: str) -> bool:
+    """Whether `owner` still holds the webhook, locking its row (PostgreSQL) until the
+    transaction ends so the lease cannot change hands while outcomes are written."""
+    result = await session.execute(
+        select(Webhook.delivery_lease_owner)
+        .where(Webhook.webhook_id == webhook_id)
+        .with_for_update()
+    )
+    return result.scalar_one_or_none() == owner
+
+
+async def record_attempts(session: AsyncSession, updates: Sequence[dict[str, Any]]) -> None:
+    """Write attempt outcomes in one executemany, each only while its delivery is pending.
+    Every dict carries the same keys (delivery_id plus the columns to set)."""
+    if not updates:
+        return
+    columns = [name for name in updates[0] if name != "delivery_id"]
+    table = cast(Table, WebhookDelivery.__table__)  # Core: an executemany, not an ORM bulk update
+    statement = (
+        update(table)
+        .where(table.c.delivery_id == bindparam("b_delivery_id"), table.c.status == "pending")
+        .values({name: bindparam(f"b_{name}", type_=table.c[name].type) for name in columns})
+    )
+    await session.execute(
+        statement, [{f"b_{name}": value for name, value in row.items()} for row in updates]
+    )
 
 
 async def update_webhook(session: AsyncSession, webhook_id: str, values: dict[str, Any]) -> None:
