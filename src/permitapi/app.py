@@ -33,6 +33,7 @@ from permitapi.sources.policies import build_policies, default_policy
 from permitapi.sources.registry import Directory, default_directory
 from permitapi.usage.burst import BurstLimiter
 from permitapi.usage.endpoints import router as usage_router
+from permitapi.watch.endpoints import router as watch_router
 from permitapi.web.docs import install_docs
 from permitapi.web.openapi import build_openapi
 from permitapi.web.problems import install_problem_handlers
@@ -127,6 +128,7 @@ def create_app(
     api.include_router(operation_router)
     api.include_router(webhook_router)
     api.include_router(events_router)
+    api.include_router(watch_router)
     api.include_router(permit_resource_router)
     app.include_router(api)
     app.include_router(health_router)

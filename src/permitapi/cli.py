@@ -23,6 +23,7 @@ from permitapi.errors import ApiError
 from permitapi.kit.clock import SystemClock
 from permitapi.observability import logs
 from permitapi.portalsim.app import DEFAULT_SEED, create_sim_app
+from permitapi.watch.check import WatchCheck
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
 db_app = typer.Typer(no_args_is_help=True, help="Database migrations.")
@@ -197,6 +198,9 @@ def jobs_run(name: Annotated[str, typer.Argument(help="A job source, e.g. delive
         names = ", ".join(s.name for s in runner.job_sources())
         _fail(f"unknown job source {name!r}; known: {names}")
         return
+    if isinstance(source, WatchCheck):
+        # Run now means every watched permit, due or not, with progress on a terminal.
+        source = WatchCheck(force=True, progress=_progress_printer())
     settings = Settings()
     logs.configure(settings.effective_log_format, settings.log_level)
 
@@ -211,7 +215,22 @@ def jobs_run(name: Annotated[str, typer.Argument(help="A job source, e.g. delive
             await ctx.engine.dispose()
 
     handled = asyncio.run(main())
-    typer.echo(f"{name}: {handled} handled")
+    if sys.stderr.isatty():
+        typer.echo("", err=True)
+    summary = getattr(source, "last", None)
+    detail = f" ({summary.line()})" if summary is not None and hasattr(summary, "line") else ""
+    typer.echo(f"{name}: {handled} handled{detail}")
+
+
+def _progress_printer() -> Any:
+    """A one-line counter on stderr when it is a terminal; nothing otherwise."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int) -> None:
+        typer.echo(f"\r  {done} checked", err=True, nl=False)
+
+    return show
 
 
 SIM_PREFIX = "/_sim"

@@ -117,6 +117,15 @@ KEY_SCOPED_LISTS: dict[tuple[str, str], Callable[[Any], set[str]]] = {
 # Operations that create a key-scoped resource from a body (their answers are the caller's
 # own; reading them back is covered above).
 KEY_SCOPED_CREATIONS = frozenset({("POST", "/api/v1/webhooks")})
+# Key-scoped operations on a shared permit number: a key's watch of a permit is checked
+# against another key's view in tests/watch/test_watch_api.py (list, DELETE 404).
+KEY_SCOPED_BY_PERMIT = frozenset(
+    {
+        ("POST", "/api/v1/permits/{permit_number}/watch"),
+        ("DELETE", "/api/v1/permits/{permit_number}/watch"),
+        ("GET", "/api/v1/permits/watches"),
+    }
+)
 # Operations that expose no tenant's data: public reads, lookups of shared permits, meters
 # (each key reads its own; tested in tests/foundation/test_auth_and_usage.py), probes.
 UNSCOPED = frozenset(
@@ -176,7 +185,8 @@ async def test_every_operation_is_classified(client: httpx.AsyncClient) -> None:
             if missing:
                 unclassified.append(f"{method} {path}: no factory for {missing}")
         elif not any(
-            (method, path) in known for known in (KEY_SCOPED_LISTS, UNSCOPED, KEY_SCOPED_CREATIONS)
+            (method, path) in known
+            for known in (KEY_SCOPED_LISTS, UNSCOPED, KEY_SCOPED_CREATIONS, KEY_SCOPED_BY_PERMIT)
         ):
             unclassified.append(f"{method} {path}")
     assert not unclassified, "classify these operations:\n" + "\n".join(unclassified)

@@ -6,7 +6,7 @@ from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, func, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from permitapi.event.models import DomainEvent, FeedEntry
@@ -87,3 +87,13 @@ async def feed_page(
         .limit(limit)
     )
     return list(result.scalars())
+
+
+async def last_seq(session: AsyncSession) -> int:
+    result = await session.execute(select(func.max(DomainEvent.seq)))
+    return int(result.scalar_one() or 0)
+
+
+async def count_after(session: AsyncSession, seq: int) -> int:
+    result = await session.execute(select(func.count()).where(DomainEvent.seq > seq))
+    return int(result.scalar_one())

@@ -46,6 +46,26 @@ async def get_by_identity(
     return result.scalar_one_or_none()
 
 
+async def page_urls(
+    session: AsyncSession, identities: list[tuple[str, str]]
+) -> dict[str, tuple[str, str | None]]:
+    """number -> (the permit page its last full read came from, its raw status), for the
+    permits of `identities` that have one."""
+    if not identities:
+        return {}
+    result = await session.execute(
+        select(PermitRecord.permit_number, PermitRecord.snapshot, PermitRecord.raw_status).where(
+            _identities(identities)
+        )
+    )
+    found = {}
+    for number, snapshot, raw_status in result.all():
+        url = (snapshot or {}).get("source_url")
+        if isinstance(url, str) and url:
+            found[number] = (url, raw_status)
+    return found
+
+
 async def with_numbers(session: AsyncSession, numbers: Collection[str]) -> list[PermitRecord]:
     """Rows holding any of these normalised numbers, in any jurisdiction."""
     if not numbers:

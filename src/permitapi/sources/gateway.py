@@ -149,6 +149,39 @@ class SourceGateway:
             await self.recorder.record_many(jurisdiction.slug, "fetch", outcomes)
         return results
 
+    def has_change_feed(self, jurisdiction: Jurisdiction) -> bool:
+        return getattr(self.adapter(jurisdiction), "change_signatures", None) is not None
+
+    async def change_signatures(
+        self, jurisdiction: Jurisdiction, permit_numbers: list[str]
+    ) -> dict[str, str]:
+        """What the source's change feed says of each permit now (status text and dates), in
+        as few requests as the family allows; a permit the feed does not list is absent. Only
+        for families with a change feed (`has_change_feed`)."""
+        method = getattr(self.adapter(jurisdiction), "change_signatures", None)
+        if method is None:
+            raise SearchNotSupported(jurisdiction.slug, "no change feed")
+        found: dict[str, str] = await self._recorded(
+            jurisdiction, "changes", method(jurisdiction, permit_numbers)
+        )
+        return found
+
+    def has_probe(self, jurisdiction: Jurisdiction) -> bool:
+        return getattr(self.adapter(jurisdiction), "probe_signature", None) is not None
+
+    async def probe_signature(
+        self, jurisdiction: Jurisdiction, permit_number: str, page_url: str
+    ) -> str:
+        """One request for what a permit's own page says now (status and inspection results),
+        for families without a change feed (`has_probe`)."""
+        method = getattr(self.adapter(jurisdiction), "probe_signature", None)
+        if method is None:
+            raise SearchNotSupported(jurisdiction.slug, "no probe")
+        found: str = await self._recorded(
+            jurisdiction, "probe", method(jurisdiction, permit_number, page_url)
+        )
+        return found
+
     async def search(self, jurisdiction: Jurisdiction, criteria: SearchCriteria) -> SearchPage:
         adapter = self.adapter(jurisdiction)
         return await self._recorded(jurisdiction, "search", adapter.search(jurisdiction, criteria))

@@ -45,14 +45,24 @@ def job_sources() -> list[JobSource]:
     idempotency-purge   every 10 min: expired Idempotency-Key rows
     operations          continuously: due operations (asynchronous refreshes)
     deliveries          continuously (idle poll 0.2 s): due webhook delivery attempts
+    watch-check         every 5 min: watched permits due for their daily check (LADBS and
+                        EPIC-LA batched through their change feeds once a day, Accela
+                        permits one by one, each on its own daily slot)
     monitoring-retention every 10 min: events, feed entries and delivery history past 30 days
     """
     # jobs import services; keep lazy
     from permitapi.operation.jobs import OperationJobs
+    from permitapi.watch.check import WatchCheck
     from permitapi.webhook.engine import DeliveryJobs
     from permitapi.webhook.retention import MonitoringRetention
 
-    return [IdempotencyPurge(), OperationJobs(), DeliveryJobs(), MonitoringRetention()]
+    return [
+        IdempotencyPurge(),
+        OperationJobs(),
+        DeliveryJobs(),
+        MonitoringRetention(),
+        WatchCheck(),
+    ]
 
 
 def source_named(name: str) -> JobSource:

@@ -178,6 +178,27 @@ class AcaAdapter:
                 jurisdiction.slug, f"Error.aspx twice ({exc})", reason="portal_error"
             ) from exc
 
+    async def probe_signature(
+        self, jurisdiction: Jurisdiction, permit_number: str, detail_url: str
+    ) -> str:
+        """One GET of the record's CapDetail page (the URL a full lookup stored): its status
+        and inspection results, so a daily check reads the whole record only when they
+        changed. Raises like a lookup (a stale capID lands on Error.aspx: PortalChanged)."""
+        talk = _Conversation(self.http, jurisdiction)
+        record = await talk.page("GET", detail_url)
+        detail = parse_detail(record.html) if record.kind is PageKind.DETAIL else None
+        if detail is None or permit_key(detail.permit_number) != permit_key(permit_number):
+            raise PortalChanged(jurisdiction.slug, "the stored record page no longer matches")
+        results = ""
+        if jurisdiction.anonymous_inspections:
+            try:
+                inspections = parse_inspections(record.html)
+            except InspectionListError as exc:
+                raise PortalChanged(jurisdiction.slug, str(exc)) from exc
+            completed = inspections.completed if inspections is not None else []
+            results = ";".join(f"{item}" for item in completed)
+        return f"{detail.status}|{results}"
+
     async def search(self, jurisdiction: Jurisdiction, criteria: SearchCriteria) -> SearchPage:
         raise SearchNotSupported(jurisdiction.slug, "discovery is offered for LADBS and EPIC-LA")
 

@@ -59,6 +59,8 @@ from permitapi.sources.registry import Jurisdiction
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
+# Cases per change-feed query: about 4 KB of where clause, inside ArcGIS's URL and record caps.
+CHANGE_BATCH = 200
 DEFAULT_TENANT_ID = "1"  # EnerGov's usual single-tenant id; override with `energov_tenant_id`
 ARCGIS_FIELDS = (
     "status", "raw_status", "status_date", "permit_type", "address", "work_description",
@@ -129,6 +131,40 @@ class EpicLaAdapter:
         case = max(matches, key=lambda c: c.object_id or 0)
         detail = await self._energov_detail(jurisdiction, case)
         return self._snapshot(jurisdiction, case, detail, f"{query_url}?{urlencode(params)}")
+
+    async def change_signatures(
+        self, jurisdiction: Jurisdiction, permit_numbers: list[str]
+    ) -> dict[str, str]:
+        """Status and the dates the layer keeps per case (issued, completed, expires, last
+        inspection), one `CASENUMBER IN (...)` query per CHANGE_BATCH cases; a case beyond a
+        truncated answer is left out (its caller reads it in full instead)."""
+        found: dict[str, str] = {}
+        query_url = self._query_url(jurisdiction)
+        numbers = [normalize_case_number(n) for n in permit_numbers]
+        for start in range(0, len(numbers), CHANGE_BATCH):
+            chunk = numbers[start : start + CHANGE_BATCH]
+            params = query.changes_params(chunk)
+            payload = await self._arcgis(jurisdiction, query_url, params, "changes")
+            page = parse_query_page(payload)
+            latest: dict[str, ArcGisCase] = {}
+            for feature in page.features:
+                case = parse_feature(feature, page.spatial_wkid)
+                held = latest.get(case.case_number)
+                if held is None or (case.object_id or 0) > (held.object_id or 0):
+                    latest[case.case_number] = case
+            for number, case in latest.items():
+                if number in chunk:
+                    found[number] = "|".join(
+                        str(v or "")
+                        for v in (
+                            case.status,
+                            case.issued,
+                            case.completed,
+                            case.expires,
+                            case.last_inspection,
+                        )
+                    )
+        return found
 
     async def search(self, jurisdiction: Jurisdiction, criteria: SearchCriteria) -> SearchPage:
         query_url = self._query_url(jurisdiction)

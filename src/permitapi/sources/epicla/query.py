@@ -57,6 +57,17 @@ def lookup_params(case_number: str) -> dict[str, str]:
     }
 
 
+def changes_params(case_numbers: list[str]) -> dict[str, str]:
+    """Every history row of these cases (the latest has the highest OBJECTID), no geometry."""
+    listed = ",".join(sql_string(number) for number in case_numbers)
+    return {
+        "where": f"CASENUMBER IN ({listed})",
+        "outFields": "*",
+        "returnGeometry": "false",
+        "f": "json",
+    }
+
+
 def permit_type_clause(permit_type: str) -> str:
     words = PERMIT_TYPE_PATTERNS.get(permit_type.strip().casefold(), (permit_type.strip(),))
     parts = []
