@@ -37,6 +37,7 @@ log = logging.getLogger("permitapi.watch.check")
 PERIOD: Final = timedelta(days=1)
 PASS_LIMIT: Final = 5_000  # permits per pass; the rest stay due for the next pass
 FETCH_CHUNK: Final = 25
+READ_SLICE: Final = 200
 
 
 @dataclass
@@ -129,11 +130,15 @@ class WatchCheck:
             await self._failed(ctx, rows, f"change feed: {exc.message}"[:300])
             summary.failed += len(rows)
             return
+        stored = {}
         async with ctx.sessionmaker() as session:
-            cached = await permits.read_cached_many(
-                session, [(jurisdiction.slug, n) for n in numbers]
-            )
-        stored = {number: row for (_, number), row in cached.items()}
+            # In slices: one statement per thousand identities would exceed SQLite's limits.
+            for start in range(0, len(numbers), READ_SLICE):
+                cached = await permits.read_cached_many(
+                    session,
+                    [(jurisdiction.slug, n) for n in numbers[start : start + READ_SLICE]],
+                )
+                stored.update({number: row for (_, number), row in cached.items()})
         changed = []
         for row in rows:
             signature = signatures.get(row.permit_number)
