@@ -25,6 +25,7 @@ from permitapi.operation.endpoints import router as operation_router
 from permitapi.permit import hot_path
 from permitapi.permit.endpoints import router as permit_router
 from permitapi.permit.resource_endpoints import router as permit_resource_router
+from permitapi.saved_search.endpoints import router as saved_search_router
 from permitapi.source_health.endpoints import router as source_status_router
 from permitapi.source_health.recorder import DatabaseOutcomeRecorder
 from permitapi.sources.gateway import SourceGateway
@@ -128,6 +129,7 @@ def create_app(
     api.include_router(operation_router)
     api.include_router(webhook_router)
     api.include_router(events_router)
+    api.include_router(saved_search_router)
     api.include_router(watch_router)
     api.include_router(permit_resource_router)
     app.include_router(api)

@@ -70,10 +70,22 @@ async def _delivery_replay(client: httpx.AsyncClient, ctx: AppContext) -> Case:
     return Case(f"{path}/{original['id']}/replay", key.headers, None, count)
 
 
+async def _saved_search(client: httpx.AsyncClient, ctx: AppContext) -> Case:
+    key = await new_key(ctx, "pro")
+
+    async def count() -> int:
+        listed = await client.get("/api/v1/saved-searches", headers=key.headers)
+        return int(listed.json()["total"])
+
+    body = {"name": "Idempotent", "criteria": {"city": "Los Angeles"}}
+    return Case("/api/v1/saved-searches", key.headers, body, count)
+
+
 CASES: dict[tuple[str, str], Callable[[httpx.AsyncClient, AppContext], Awaitable[Case]]] = {
     ("POST", "/api/v1/jurisdictions/request"): _jurisdiction_request,
     ("POST", "/api/v1/webhooks"): _webhook_registration,
     ("POST", "/api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/replay"): _delivery_replay,
+    ("POST", "/api/v1/saved-searches"): _saved_search,
 }
 
 

@@ -23,6 +23,7 @@ from permitapi.context import AppContext
 from permitapi.event import repository as event_repository
 from permitapi.event import service as events
 from permitapi.operation import service as operations
+from permitapi.saved_search import service as saved_search_service
 from permitapi.usage import service as usage
 from permitapi.webhook import repository as webhook_repository
 from permitapi.webhook import service as webhook_service
@@ -101,10 +102,23 @@ async def _principal(ctx: AppContext, tenant: Tenant) -> account_service.Princip
     return principal
 
 
+async def _saved_search(tenants: Tenants, client: httpx.AsyncClient, ctx: AppContext) -> str:
+    async with ctx.transaction() as session:
+        created = await saved_search_service.create(
+            session,
+            await _principal(ctx, tenants.owner),
+            name="Isolated",
+            criteria={"city": "Los Angeles"},
+            now=ctx.clock.now(),
+        )
+    return str(created["saved_search_id"])
+
+
 OWNED_PARAMETERS: dict[str, Factory] = {
     "operation_id": _operation,
     "webhook_id": _webhook,
     "delivery_id": _delivery,
+    "saved_search_id": _saved_search,
 }
 # Path parameters that name shared, public data (any key may read any permit's status).
 SHARED_PARAMETERS = frozenset({"permit_number", "permit_id", "slug"})
@@ -113,10 +127,13 @@ SHARED_PARAMETERS = frozenset({"permit_number", "permit_id", "slug"})
 KEY_SCOPED_LISTS: dict[tuple[str, str], Callable[[Any], set[str]]] = {
     ("GET", "/api/v1/webhooks"): lambda body: {w["webhook_id"] for w in body["webhooks"]},
     ("GET", "/api/v1/events"): lambda body: {e["event_id"] for e in body["events"]},
+    ("GET", "/api/v1/saved-searches"): lambda body: {
+        s["saved_search_id"] for s in body["saved_searches"]
+    },
 }
 # Operations that create a key-scoped resource from a body (their answers are the caller's
 # own; reading them back is covered above).
-KEY_SCOPED_CREATIONS = frozenset({("POST", "/api/v1/webhooks")})
+KEY_SCOPED_CREATIONS = frozenset({("POST", "/api/v1/webhooks"), ("POST", "/api/v1/saved-searches")})
 # Key-scoped operations on a shared permit number: a key's watch of a permit is checked
 # against another key's view in tests/watch/test_watch_api.py (list, DELETE 404).
 KEY_SCOPED_BY_PERMIT = frozenset(
@@ -153,6 +170,7 @@ UNSCOPED = frozenset(
 # A valid body for owned operations that take one, so that validation cannot answer first.
 BODIES: dict[tuple[str, str], Any] = {
     ("PATCH", "/api/v1/webhooks/{webhook_id}"): {"events": ["permit_approved"]},
+    ("PATCH", "/api/v1/saved-searches/{saved_search_id}"): {"status": "paused"},
 }
 PARAMETER = re.compile(r"{([^}]+)}")
 

@@ -8,6 +8,7 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
+from sqlalchemy import text
 from starlette.applications import Starlette
 
 from permitapi.app import create_app
@@ -49,6 +50,10 @@ async def api(
     app = create_app(configured, clock=clock)
     async with app.router.lifespan_context(app):
         ctx: AppContext = app.state.ctx
+        # The database is shared by the session: other suites' fetches (some on clocks set to
+        # the real time) must not be this test's aggregates.
+        async with ctx.transaction() as session:
+            await session.execute(text("DELETE FROM source_fetches"))
         ctx.gateway = SourceGateway(
             ctx.http, ctx.gateway.recorder, adapters={"ladbs": EchoAdapter(ctx.http)}
         )

@@ -1,4 +1,4 @@
-"""Worker job `monitoring-retention`: events, events-feed entries and webhook delivery history
+"""Worker job `retention`: events, events-feed entries and webhook delivery history
 are kept 30 days (EVENTS_RETENTION), then deleted. Runs at most once per PURGE_INTERVAL."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ PURGE_INTERVAL: Final = timedelta(minutes=10)
 
 
 class MonitoringRetention:
-    name = "monitoring-retention"
+    name = "retention"
 
     def __init__(self) -> None:
         self._last_run: datetime | None = None

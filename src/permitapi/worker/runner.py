@@ -48,10 +48,17 @@ def job_sources() -> list[JobSource]:
     watch-check         every 5 min: watched permits due for their daily check (LADBS and
                         EPIC-LA batched through their change feeds once a day, Accela
                         permits one by one, each on its own daily slot)
-    monitoring-retention every 10 min: events, feed entries and delivery history past 30 days
+    retention           every 10 min: events, feed entries and delivery history past 30 days
+    saved-searches      once a day (leased, one worker): every active saved search evaluated;
+                        new matches emit criteria_match, failures retried the next day
+    permit-created      once a day (leased, one worker): LADBS and EPIC-LA permits issued in
+                        the last three days; new identities emit permit_created; a partial
+                        or capped read emits nothing and is retried after 30 min
     """
     # jobs import services; keep lazy
     from permitapi.operation.jobs import OperationJobs
+    from permitapi.permit_created.monitor import PermitCreatedMonitor
+    from permitapi.saved_search.jobs import SavedSearchEvaluations
     from permitapi.watch.check import WatchCheck
     from permitapi.webhook.engine import DeliveryJobs
     from permitapi.webhook.retention import MonitoringRetention
@@ -62,6 +69,8 @@ def job_sources() -> list[JobSource]:
         DeliveryJobs(),
         MonitoringRetention(),
         WatchCheck(),
+        SavedSearchEvaluations(),
+        PermitCreatedMonitor(),
     ]
 
 

@@ -1,0 +1,1 @@
+"""Saved searches: stored discovery criteria evaluated daily; new matches become events."""
