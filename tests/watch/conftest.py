@@ -19,6 +19,7 @@ async def _clean(context: AppContext) -> None:
     async with context.transaction() as session:
         for table in TABLES:
             await session.execute(text(f"DELETE FROM {table}"))
+        await session.execute(text("DELETE FROM job_leases WHERE name = 'watch-check'"))
         await session.execute(
             text("UPDATE webhook_deliveries SET status = 'dead' WHERE status = 'pending'")
         )

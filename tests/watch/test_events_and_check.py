@@ -231,3 +231,24 @@ async def test_a_failing_feed_leaves_permits_due_and_emits_nothing(
     clock.advance(timedelta(minutes=31))
     assert await check.run_due(ctx) == 1
     assert [e["event"] for e in await feed(client, key)] == ["status_change", "permit_approved"]
+
+
+async def test_one_worker_runs_a_check_pass_at_a_time(
+    client: httpx.AsyncClient, ctx: AppContext, clock: FrozenClock
+) -> None:
+    portal = FeedPortal().install(ctx)
+    portal.add(snapshot("ladbs", LADBS, "Plan Check", NormalizedStatus.IN_REVIEW))
+    key = await new_key(ctx)
+    await watch(client, key, LADBS)
+    clock.advance(timedelta(days=1, hours=2))
+    first, second = WatchCheck(), WatchCheck()
+    assert await first.lease.claim(ctx)  # the first worker is mid-pass
+    assert await second.run_due(ctx) == 0
+    assert portal.feed_requests == 0
+    async with ctx.transaction() as session:
+        await first.lease.complete(session, clock.now())
+    # The pass just completed: nobody runs another until its period has passed.
+    assert await second.run_due(ctx) == 0
+    clock.advance(timedelta(minutes=6))
+    assert await second.run_due(ctx) == 1
+    assert portal.feed_requests == 1

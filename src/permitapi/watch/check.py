@@ -31,11 +31,14 @@ from permitapi.sources.base import SourceError
 from permitapi.sources.registry import Jurisdiction
 from permitapi.watch import repository
 from permitapi.watch.models import WatchedPermit
+from permitapi.worker.leases import PassLease
 
 log = logging.getLogger("permitapi.watch.check")
 
 PERIOD: Final = timedelta(days=1)
 PASS_LIMIT: Final = 5_000  # permits per pass; the rest stay due for the next pass
+PASS_EVERY: Final = timedelta(minutes=5)
+PASS_LEASE: Final = timedelta(minutes=30)
 FETCH_CHUNK: Final = 25
 READ_SLICE: Final = 200
 
@@ -79,6 +82,9 @@ class WatchCheck:
         `jurisdictions`: only these (benchmarks measure one family at a time)."""
         self.force = force
         self.jurisdictions = jurisdictions
+        # One worker runs a pass at a time, at most every PASS_EVERY: two workers reading the
+        # same due permits would double the portal requests.
+        self.lease = PassLease(self.name, period=PASS_EVERY, lease=PASS_LEASE)
         self.progress = progress
         self.last = CheckSummary()
 
@@ -86,6 +92,18 @@ class WatchCheck:
         return 300.0
 
     async def run_due(self, ctx: AppContext) -> int:
+        if self.force:
+            return await self._pass(ctx)
+        if not await self.lease.claim(ctx):
+            return 0
+        try:
+            checked = await self._pass(ctx)
+        finally:
+            async with ctx.transaction() as session:
+                await self.lease.complete(session, ctx.clock.now())
+        return checked
+
+    async def _pass(self, ctx: AppContext) -> int:
         started = ctx.clock.now()
         horizon = started + PERIOD * 366 if self.force else started
         async with ctx.sessionmaker() as session:
