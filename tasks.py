@@ -4,8 +4,11 @@
     python3 tasks.py dev     run the service offline on its embedded defaults
     python3 tasks.py test    run the whole suite: ruff, mypy (strict on src/), pytest on
                              SQLite and PostgreSQL
+    python3 tasks.py clients regenerate the Python and TypeScript clients under clients/
+                             from the app's OpenAPI document (tools/clients)
 
-Both create `.venv` and install the pinned dependencies (constraints.txt) when needed.
+All create `.venv` and install the pinned dependencies (constraints.txt) when needed;
+`clients` also installs the generators' own pinned toolchains under .cache/clients/.
 `test` makes sure PostgreSQL and Redis are up (starting them as ../shared/services.md says)
 and fails if PostgreSQL cannot be reached.
 """
@@ -93,6 +96,21 @@ def ensure_services() -> None:
         sys.exit("Redis is not reachable at 127.0.0.1:6379; the suite needs it")
 
 
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def ensure_chromium() -> None:
+    """The playground's browser test drives Debian's Chromium (Playwright's own browser
+    download cannot work offline): install the package when it is missing."""
+    if CHROMIUM.exists():
+        return
+    if shutil.which("apt-get"):
+        prefix = "" if os.geteuid() == 0 else "sudo "
+        _start(f"{prefix}apt-get install -y -q chromium")
+    if not CHROMIUM.exists():
+        sys.exit(f"{CHROMIUM} is missing and could not be installed (apt-get install chromium)")
+
+
 def run(*args: str) -> None:
     print("+ " + " ".join(args), flush=True)
     result = subprocess.run(args, cwd=ROOT, check=False)
@@ -103,7 +121,8 @@ def run(*args: str) -> None:
 def test(pytest_args: list[str]) -> None:
     ensure_venv()
     ensure_services()
-    code = [p for p in ("src", "tests", "bench", "tasks.py") if (ROOT / p).exists()]
+    ensure_chromium()
+    code = [p for p in ("src", "tests", "bench", "tools", "tasks.py") if (ROOT / p).exists()]
     run(str(BIN / "ruff"), "check", *code)
     run(str(BIN / "ruff"), "format", "--check", *code)
     run(str(BIN / "mypy"))
@@ -116,12 +135,19 @@ def dev(args: list[str]) -> None:
     os.execv(str(BIN / "permitapi"), [str(BIN / "permitapi"), "dev", *args])  # noqa: S606
 
 
+def clients(args: list[str]) -> None:
+    ensure_venv()
+    run(str(BIN / "python"), "-m", "tools.clients", *args)
+
+
 def main() -> None:
-    if len(sys.argv) < 2 or sys.argv[1] not in ("dev", "test"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("dev", "test", "clients"):
         sys.exit(__doc__)
     command, rest = sys.argv[1], sys.argv[2:]
     if command == "dev":
         dev(rest)
+    elif command == "clients":
+        clients(rest)
     else:
         test(rest)
 

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from fastapi import APIRouter, FastAPI
+from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from permitapi import __version__
@@ -19,12 +20,14 @@ from permitapi.health.endpoints import router as health_router
 from permitapi.jurisdiction.endpoints import router as jurisdiction_router
 from permitapi.kit import gc_tuning
 from permitapi.kit.clock import Clock, SystemClock
+from permitapi.mcp.server import ToolServer
 from permitapi.observability import logs
 from permitapi.observability.endpoints import router as metrics_router
 from permitapi.operation.endpoints import router as operation_router
 from permitapi.permit import hot_path
 from permitapi.permit.endpoints import router as permit_router
 from permitapi.permit.resource_endpoints import router as permit_resource_router
+from permitapi.playground.endpoints import router as playground_router
 from permitapi.saved_search.endpoints import router as saved_search_router
 from permitapi.source_health.endpoints import router as source_status_router
 from permitapi.source_health.recorder import DatabaseOutcomeRecorder
@@ -87,12 +90,14 @@ def create_app(
     """The API application. `mounts` adds ASGI apps under path prefixes (the portal simulator
     at /_sim in `permitapi dev`)."""
     settings = settings or get_settings()
+    tool_server = ToolServer(settings, directory or default_directory())
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         ctx = build_context(settings, clock, directory)
         app.state.ctx = ctx
         async with contextlib.AsyncExitStack() as stack:
+            await stack.enter_async_context(tool_server.running())
             for enter in extra_lifespans or []:
                 await stack.enter_async_context(enter(ctx))
             gc_before = gc_tuning.apply_thresholds(settings.gc_thresholds)
@@ -136,6 +141,10 @@ def create_app(
     app.include_router(health_router)
     app.include_router(metrics_router)
     app.include_router(source_status_router)
+    app.include_router(playground_router)
+    # The remote tool server (MCP): {base_url}/mcp, with or without the trailing slash.
+    for path in ("/mcp", "/mcp/"):
+        app.router.routes.append(Route(path, tool_server, include_in_schema=False))
     for prefix, mounted in (mounts or {}).items():
         app.mount(prefix, mounted)
     install_docs(app)

@@ -22,7 +22,9 @@ from permitapi.db.engine import create_engine, create_sessionmaker
 from permitapi.errors import ApiError
 from permitapi.kit.clock import SystemClock
 from permitapi.observability import logs
+from permitapi.permit_created.monitor import PermitCreatedMonitor
 from permitapi.portalsim.app import DEFAULT_SEED, create_sim_app
+from permitapi.saved_search.jobs import SavedSearchEvaluations
 from permitapi.watch.check import WatchCheck
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
@@ -201,6 +203,9 @@ def jobs_run(name: Annotated[str, typer.Argument(help="A job source, e.g. delive
     if isinstance(source, WatchCheck):
         # Run now means every watched permit, due or not, with progress on a terminal.
         source = WatchCheck(force=True, progress=_progress_printer())
+    elif isinstance(source, SavedSearchEvaluations | PermitCreatedMonitor):
+        # A daily pass run now even if it ran today (never while another worker runs it).
+        source = type(source)(force=True)
     settings = Settings()
     logs.configure(settings.effective_log_format, settings.log_level)
 

@@ -65,6 +65,27 @@ class Settings(BaseSettings):
     # another worker after this.
     delivery_lease_seconds: float = Field(default=120.0, gt=0)
 
+    # -- anonymous demo -----------------------------------------------------------------------
+    # Keyless calls (status, batch) served from the curated dataset, per client address over a
+    # rolling 24 hours; shared across processes through Redis when PERMITAPI_REDIS_URL is set.
+    demo_calls_per_day: int = Field(default=30, ge=1, le=10_000)
+    # Peers whose X-Forwarded-For is believed (reverse proxies), as IP addresses or CIDR
+    # networks, JSON: PERMITAPI_TRUSTED_PROXIES='["10.0.0.0/8"]'. Default: none.
+    trusted_proxies: list[str] = Field(default_factory=list)
+
+    # -- remote tool server (MCP, /mcp) -----------------------------------------------------
+    # DNS-rebinding protection: the Host header values (and browser Origin values) /mcp answers;
+    # anything else gets 421 (Host) or 403 (Origin). `:*` allows any port. A deployment lists its
+    # public host name, e.g. PERMITAPI_MCP_ALLOWED_HOSTS='["api.example.com"]' and
+    # PERMITAPI_MCP_ALLOWED_ORIGINS='["https://api.example.com"]'. A request without Origin
+    # (every non-browser client) is checked on Host alone.
+    mcp_allowed_hosts: list[str] = Field(
+        default_factory=lambda: ["127.0.0.1:*", "localhost:*", "[::1]:*"]
+    )
+    mcp_allowed_origins: list[str] = Field(
+        default_factory=lambda: ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+    )
+
     # -- worker -------------------------------------------------------------------------------
     run_worker_in_process: bool = False
     worker_poll_interval_seconds: float = Field(default=0.5, gt=0)

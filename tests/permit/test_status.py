@@ -269,8 +269,10 @@ async def test_force_refresh_parsing_follows_fastapi(
 async def test_authentication_comes_before_parameter_validation(
     client: httpx.AsyncClient, ctx: AppContext, portal: FakePortal
 ) -> None:
+    # Keyless: the anonymous demo is admitted (and counted) before parameters are checked.
     response = await client.get(URL, params={"force_refresh": "maybe"})
-    assert response.status_code == 401
+    assert response.status_code == 400
+    assert response.headers["x-demo-mode"] == "true"
     free = (await make_account(ctx, "free")).live_key
     for _ in range(3):
         assert (await client.get(URL, headers={"X-API-Key": free})).status_code != 429
@@ -281,8 +283,13 @@ async def test_authentication_comes_before_parameter_validation(
 
 
 async def test_auth_errors(client: httpx.AsyncClient, portal: FakePortal) -> None:
-    assert (await client.get(URL)).status_code == 401
+    # No key: the demo answers from the curated dataset, never the portal.
+    keyless = await client.get(URL)
+    assert keyless.headers["x-demo-mode"] == "true"
+    assert keyless.status_code in (200, 404)
+    assert portal.total_requests == 0
     bad = await client.get(URL, headers={"X-API-Key": "sk_live_nope_nope_nope_nope"})
+    assert bad.status_code == 401
     assert bad.json()["code"] == "invalid_api_key"
 
 

@@ -14,7 +14,7 @@ from permitapi.account.service import Principal
 from permitapi.context import AppContext
 from permitapi.errors import PROBLEM_CONTENT_TYPE
 from permitapi.operation.schemas import OperationOut
-from permitapi.permit import batch, lookup, sandbox
+from permitapi.permit import dispatch, lookup
 from permitapi.permit.lookup import ItemOutcome, StatusQuery
 from permitapi.permit.metering import MeterTracker
 from permitapi.permit.schemas import (
@@ -24,12 +24,12 @@ from permitapi.permit.schemas import (
     PermitStatus,
 )
 from permitapi.web.deps import (
-    AuthenticatedCached,
+    AuthenticatedOrDemo,
     Ctx,
     get_ctx_now,
     record_meter,
     refresh_rate_limit_headers,
-    require_principal_cached,
+    require_principal_or_demo,
 )
 from permitapi.web.direct_route import direct_route, query_bool
 from permitapi.web.openapi import problem_responses
@@ -97,7 +97,7 @@ def _answer(item: ItemOutcome, *, preference_applied: bool) -> Response:
 async def get_permit_status(
     request: Request,
     ctx: Ctx,
-    principal: AuthenticatedCached,
+    principal: AuthenticatedOrDemo,
     permit_number: str,
     jurisdiction: Annotated[
         str | None, Query(description="Slug; required when the number format is shared")
@@ -121,10 +121,7 @@ async def get_permit_status(
     )
     meter = MeterTracker()
     try:
-        if principal.is_sandbox:
-            item = await sandbox.sandbox_status(ctx, principal, query)
-        else:
-            item = await lookup.lookup_status(ctx, principal, query, meter)
+        item = await dispatch.permit_status(ctx, principal, query, meter)
     finally:
         await _settled(request, ctx, principal, meter)
     return _answer(item, preference_applied=query.respond_async and query.force_refresh)
@@ -135,7 +132,7 @@ async def _status_direct(request: Request) -> Response:
     the declared signature (authentication and burst window first, then the parameters) and
     the same validation, then the endpoint above."""
     ctx = get_ctx_now(request)
-    principal = await require_principal_cached(request, ctx)
+    principal = await require_principal_or_demo(request, ctx)
     query = request.query_params
     force_refresh = query_bool(query, "force_refresh", default=False)
     return await get_permit_status(
@@ -168,14 +165,11 @@ router.add_api_route(
     responses=problem_responses(400, 401, 429),
 )
 async def post_batch_status(
-    request: Request, ctx: Ctx, principal: AuthenticatedCached, payload: BatchRequest
+    request: Request, ctx: Ctx, principal: AuthenticatedOrDemo, payload: BatchRequest
 ) -> Response:
     meter = MeterTracker()
     try:
-        if principal.is_sandbox:
-            body = sandbox.sandbox_batch(ctx, principal, payload.permit_numbers)
-        else:
-            body = await batch.batch_status(ctx, principal, payload.permit_numbers, meter)
+        body = await dispatch.batch_status(ctx, principal, payload.permit_numbers, meter)
     finally:
         await _settled(request, ctx, principal, meter)
     return _json(body)

@@ -11,13 +11,10 @@ import uuid
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
-from sqlalchemy.ext.asyncio import AsyncSession
 
-from permitapi.account.service import Principal
-from permitapi.context import AppContext
-from permitapi.errors import PROBLEM_CONTENT_TYPE, NotFound
-from permitapi.permit import identity, presenter, repository, resource
-from permitapi.permit.models import PermitRecord
+from permitapi.errors import PROBLEM_CONTENT_TYPE
+from permitapi.permit import details
+from permitapi.permit.metering import MeterTracker
 from permitapi.permit.resolution import resolve_permit
 from permitapi.permit.resource_schemas import (
     ConditionsResponse,
@@ -27,10 +24,9 @@ from permitapi.permit.resource_schemas import (
     Resolution,
     ResolutionRequest,
 )
-from permitapi.permit.schemas import DataFreshness, MultipleJurisdictionsProblem
-from permitapi.sources.registry import Directory
+from permitapi.permit.schemas import MultipleJurisdictionsProblem
 from permitapi.web.deps import Authenticated, Ctx
-from permitapi.web.metered import metered_read
+from permitapi.web.metered import settle_headers
 from permitapi.web.openapi import problem_responses
 
 router = APIRouter(tags=["permits"])
@@ -56,22 +52,6 @@ JurisdictionParam = Annotated[
         "was looked up before in exactly one jurisdiction",
     ),
 ]
-
-
-def _freshness(ctx: AppContext, principal: Principal, row: PermitRecord) -> DataFreshness:
-    """The status record's `data_freshness` (one builder, presenter) for a stored read."""
-    return DataFreshness(
-        **presenter.stored_freshness(
-            row, now=ctx.clock.now(), refresh_available=principal.plan.force_refresh
-        )
-    )
-
-
-def _sandbox_refused(principal: Principal, what: str) -> None:
-    if principal.is_sandbox:
-        raise NotFound(
-            f"Sandbox keys cannot read {what}; use a live key.", code="sandbox_not_supported"
-        )
 
 
 @router.post(
@@ -104,37 +84,14 @@ async def create_resolution(
 async def get_permit(
     permit_id: uuid.UUID, principal: Authenticated, ctx: Ctx, request: Request
 ) -> PermitResource:
-    _sandbox_refused(principal, "canonical permit resources")
-
-    async def read(session: AsyncSession) -> PermitResource:
-        row = await repository.get_by_id(session, str(permit_id))
-        if row is None or not row.snapshot:
-            raise NotFound(
-                f"No stored representation of permit {permit_id}. Resolve the number "
-                "(POST /api/v1/permit-resolutions) and look its status up first.",
-                code="permit_not_found",
-            )
-        return resource.canonical_resource(ctx.directory, row, _freshness(ctx, principal, row))
-
-    return await metered_read(request, ctx, principal, read)
+    meter = MeterTracker()
+    try:
+        return await details.canonical_permit(ctx, principal, str(permit_id), meter)
+    finally:
+        settle_headers(request, meter)
 
 
-async def _stored(
-    session: AsyncSession,
-    directory: Directory,
-    permit_number: str,
-    jurisdiction: str | None,
-    tail: str,
-) -> PermitRecord:
-    found, row = await identity.resolve(
-        session, directory, permit_number, jurisdiction, example_tail=tail
-    )
-    if row is None:
-        raise identity.not_looked_up(found, tail)
-    return row
-
-
-# web/metered.py settles the credit.
+# permit/details.py holds the rules (sandbox refusal, resolution, settlement of the credit).
 _DETAIL_COST = (
     "Costs 1 lookup credit (kept on 200, 300 and 404 jurisdiction_not_supported). "
     "Sandbox keys get 404."
@@ -157,13 +114,11 @@ async def get_inspections(
     request: Request,
     jurisdiction: JurisdictionParam = None,
 ) -> InspectionsResponse:
-    _sandbox_refused(principal, "inspections")
-
-    async def read(session: AsyncSession) -> InspectionsResponse:
-        row = await _stored(session, ctx.directory, permit_number, jurisdiction, "inspections")
-        return resource.inspections_view(ctx.directory, row, _freshness(ctx, principal, row))
-
-    return await metered_read(request, ctx, principal, read)
+    meter = MeterTracker()
+    try:
+        return await details.inspections(ctx, principal, permit_number, jurisdiction, meter)
+    finally:
+        settle_headers(request, meter)
 
 
 @router.get(
@@ -181,13 +136,11 @@ async def get_conditions(
     request: Request,
     jurisdiction: JurisdictionParam = None,
 ) -> ConditionsResponse:
-    _sandbox_refused(principal, "conditions")
-
-    async def read(session: AsyncSession) -> ConditionsResponse:
-        row = await _stored(session, ctx.directory, permit_number, jurisdiction, "conditions")
-        return resource.conditions_view(row, _freshness(ctx, principal, row))
-
-    return await metered_read(request, ctx, principal, read)
+    meter = MeterTracker()
+    try:
+        return await details.conditions(ctx, principal, permit_number, jurisdiction, meter)
+    finally:
+        settle_headers(request, meter)
 
 
 @router.get(
@@ -204,10 +157,8 @@ async def get_history(
     request: Request,
     jurisdiction: JurisdictionParam = None,
 ) -> HistoryResponse:
-    _sandbox_refused(principal, "history")
-
-    async def read(session: AsyncSession) -> HistoryResponse:
-        row = await _stored(session, ctx.directory, permit_number, jurisdiction, "history")
-        return resource.history_view(row, _freshness(ctx, principal, row))
-
-    return await metered_read(request, ctx, principal, read)
+    meter = MeterTracker()
+    try:
+        return await details.history(ctx, principal, permit_number, jurisdiction, meter)
+    finally:
+        settle_headers(request, meter)

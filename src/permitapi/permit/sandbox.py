@@ -1,27 +1,20 @@
-"""Sandbox keys: status and batch answered from a curated, deterministic demo data set.
+"""Sandbox keys (and keyless demo calls): status and batch answered from the curated,
+deterministic demo dataset, `permitapi/demo/dataset.json` (listed in the README).
 
-No portal fetch, no metering, no database reads. The demo permits (also in the README):
-
-    21030-20000-00256     ladbs         Issued                 phase active
-    22010-20000-03007     ladbs         Permit Finaled         phase closed
-    26016-90000-23958     ladbs         Plan Check             phase pending
-    UNC-BLDR250827010774  epicla        In Review              phase pending
-    CREB2025000372        epicla        Expired                phase terminated
-    PMT-3200001           aca:sandiego  Issued                 phase active
-
-Any other number behaves as it would live, without a fetch: a number no jurisdiction uses is
-404 `jurisdiction_not_supported`, an ambiguous one (e.g. `BLD24-00123`) is 300
-`multiple_jurisdictions`, and a well-formed unknown one (e.g. `21030-20000-99999`) is 404
-`permit_not_found`. Demo answers are `source: cached`, synced at the start of the current hour.
+No portal fetch, no metering, no database reads. Any other number behaves as it would live,
+without a fetch: a number no jurisdiction uses is 404 `jurisdiction_not_supported`, an ambiguous
+one (e.g. `BLD24-00123`) is 300 `multiple_jurisdictions`, and a well-formed unknown one (e.g.
+`21030-20000-99999`) is 404 `permit_not_found`. Demo answers are `source: cached`, synced at
+the start of the current hour.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from permitapi.account.service import Principal
 from permitapi.context import AppContext
+from permitapi.demo.dataset import DemoPermit, demo_permits
 from permitapi.errors import ApiError, BadRequest
 from permitapi.permit import presenter
 from permitapi.permit.batch import check_batch_size, shape
@@ -40,41 +33,9 @@ from permitapi.permit.lookup import (
     permit_not_found,
 )
 from permitapi.permit.repository import CachedPermit
-from permitapi.sources.base import NormalizedStatus as S
 from permitapi.sources.detect import detect, normalize_number, permit_id
 
-
-@dataclass(frozen=True, slots=True)
-class DemoPermit:
-    jurisdiction: str
-    permit_number: str
-    raw_status: str
-    status: S
-    permit_type: str
-    address: str
-    work_description: str
-
-
-DEMO_PERMITS = (
-    DemoPermit("ladbs", "21030-20000-00256", "Issued", S.ISSUED, "Bldg-Addition",
-               "1234 W Sunset Blvd, Los Angeles, CA 90026",
-               "Add 300 sq ft bedroom and bathroom to the rear of a single-family dwelling"),
-    DemoPermit("ladbs", "22010-20000-03007", "Permit Finaled", S.FINALED, "Bldg-Alter/Repair",
-               "5678 N Figueroa St, Los Angeles, CA 90042",
-               "Kitchen remodel: replace cabinets, relocate sink, new 100 A subpanel"),
-    DemoPermit("ladbs", "26016-90000-23958", "Plan Check", S.IN_REVIEW, "Electrical",
-               "910 S Grand Ave, Los Angeles, CA 90015",
-               "Install 7.2 kW rooftop solar photovoltaic system with battery storage"),
-    DemoPermit("epicla", "UNC-BLDR250827010774", "In Review", S.IN_REVIEW,
-               "Residential New Construction", "2450 Altadena Dr, Altadena, CA 91001",
-               "Rebuild of fire-damaged single-family dwelling, 1,850 sq ft"),
-    DemoPermit("epicla", "CREB2025000372", "Expired", S.EXPIRED, "Building Permit",
-               "17300 Sierra Hwy, Canyon Country, CA 91351",
-               "Detached two-car garage, 480 sq ft"),
-    DemoPermit("aca:sandiego", "PMT-3200001", "Issued", S.ISSUED, "Building",
-               "1010 Second Ave, San Diego, CA 92101",
-               "Tenant improvement, 2nd floor office suite"),
-)  # fmt: skip
+DEMO_PERMITS = demo_permits()
 _BY_NUMBER = {d.permit_number: d for d in DEMO_PERMITS}
 
 

@@ -38,14 +38,16 @@ class SavedSearchEvaluations:
 
     name = NAME
 
-    def __init__(self) -> None:
+    def __init__(self, *, force: bool = False) -> None:
+        """`force`: run the pass now even if it ran today (`permitapi jobs run`)."""
+        self.force = force
         self.lease = PassLease(NAME, period=PERIOD, lease=LEASE)
 
     def poll_interval(self, ctx: AppContext) -> float:
         return IDLE_POLL_SECONDS
 
     async def run_due(self, ctx: AppContext) -> int:
-        if not await self.lease.claim(ctx):
+        if not await self.lease.claim(ctx, force=self.force):
             return 0
         async with ctx.sessionmaker() as session:
             searches = await repository.evaluable(session, entitled_plans())

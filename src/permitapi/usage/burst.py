@@ -34,6 +34,16 @@ class WindowVerdict:
     remaining: int  # -1 when allowed (not computed)
 
 
+@dataclass(frozen=True, slots=True)
+class CountedVerdict:
+    """A window hit with the figures rate-limit headers show, allowed or not."""
+
+    allowed: bool
+    remaining: int
+    reset_at: float  # Unix time when the oldest counted call leaves the window
+    retry_after_seconds: int
+
+
 def _storage(redis_url: str) -> Storage:
     uri = redis_url.replace("redis://", "async+redis://", 1)
     return RedisStorage(uri, implementation="redispy")
@@ -68,6 +78,19 @@ class LocalWindows:
             return WindowVerdict(False, max(1, math.ceil(log[0] + period - now)), 0)
         log.append(now)
         return WindowVerdict(True, 0, limit - len(log))
+
+    def hit_counted(self, identity: tuple[str, ...], limit: int, period: float) -> CountedVerdict:
+        verdict = self.hit(identity, limit, period)
+        log = self._logs[identity][1]
+        now = self._clock()
+        oldest = log[0] if log else now
+        reset_at = time.time() + max(0.0, oldest + period - now)
+        return CountedVerdict(
+            verdict.allowed,
+            max(0, limit - len(log)),
+            reset_at,
+            verdict.retry_after_seconds,
+        )
 
     def _sweep(self, now: float) -> None:
         for identity, (period, log) in list(self._logs.items()):
@@ -132,6 +155,22 @@ class BurstLimiter:
 
     async def hit_per_hour(self, key_id: str, bucket: str, per_hour: int) -> WindowVerdict:
         return await self._hit(RateLimitItemPerHour(per_hour), bucket, key_id)
+
+    async def hit_counted(
+        self, bucket: str, identity: str, limit: int, period_seconds: int
+    ) -> CountedVerdict:
+        """A moving-window hit that always reports remaining calls and the reset time (the
+        anonymous demo shows them in its rate-limit headers); shared through Redis when set."""
+        if self._local is not None:
+            if isinstance(self._local, LocalWindows):
+                return self._local.hit_counted((bucket, identity), limit, period_seconds)
+            raise TypeError("counted windows need LocalWindows or Redis")
+        assert self._limiter is not None
+        item = RateLimitItemPerSecond(limit, period_seconds)
+        allowed = await self._limiter.hit(item, self._namespace, bucket, identity)
+        stats = await self._limiter.get_window_stats(item, self._namespace, bucket, identity)
+        retry_after = 0 if allowed else max(1, math.ceil(stats.reset_time - time.time()))
+        return CountedVerdict(allowed, stats.remaining, stats.reset_time, retry_after)
 
     async def reset(self) -> None:
         if self._local is not None:

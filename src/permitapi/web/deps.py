@@ -140,6 +140,18 @@ async def require_principal_cached(request: Request, ctx: Ctx) -> Principal:
     return principal
 
 
+async def require_principal_or_demo(request: Request, ctx: Ctx) -> Principal:
+    """Status and batch: with a key, `require_principal_cached`; without one, the anonymous
+    demo (permitapi.demo.access: the sandbox's dataset, a per-address daily cap)."""
+    if request.headers.get(API_KEY_HEADER) is None:
+        from permitapi.demo.access import admit  # the demo imports this module's peers
+
+        principal = await admit(request, ctx)
+        request.state.principal = principal
+        return principal
+    return await require_principal_cached(request, ctx)
+
+
 async def refresh_rate_limit_headers(
     request: Request, ctx: AppContext, principal: Principal
 ) -> None:
@@ -173,6 +185,7 @@ def use_meter(meter: Meter) -> Any:
 Authenticated = Annotated[Principal, Depends(require_principal)]
 AuthenticatedFree = Annotated[Principal, Depends(require_principal_unthrottled)]
 AuthenticatedCached = Annotated[Principal, Depends(require_principal_cached)]
+AuthenticatedOrDemo = Annotated[Principal, Depends(require_principal_or_demo)]
 MaybeAuthenticated = Annotated[Principal | None, Depends(optional_principal)]
 
 
@@ -185,6 +198,7 @@ __all__ = [
     "Authenticated",
     "AuthenticatedCached",
     "AuthenticatedFree",
+    "AuthenticatedOrDemo",
     "Ctx",
     "MaybeAuthenticated",
     "record_meter",

@@ -1,19 +1,40 @@
-"""OpenAPI 3.1 document shaping: a real problem schema on every error response.
+"""OpenAPI 3.1 document shaping: a real problem schema on every error response, and what a
+generated client needs.
 
 FastAPI documents a 422 validation response on every route with parameters; this service never
 sends 422 for validation (it sends a 400 problem), so those entries are replaced. A 422 the
 route declares itself (idempotency_key_reuse) is a problem and stays.
+
+`build_openapi` then, in this one place, gives every operation
+- its stable operationId (web/api_catalog.py: keyed by method and path, so independent of the
+  order routes are registered in),
+- the `ApiKeyAuth` security scheme (`X-API-Key` header) when its dependencies authenticate a
+  key: required, or optional (`{}` as the alternative) where a keyless call is answered too
+  (the anonymous demo on status and batch, jurisdiction requests); public operations have none,
+- the response headers it sends: `X-Request-ID` on every response, `X-RateLimit-*` on keyed
+  operations (not on 401), `Retry-After` on 429 and 503, `Location` (and `Retry-After`,
+  `Preference-Applied`) on a 202 that answers with an operation,
+- the problem codes of each error status (in the description, and as named examples), the 300
+  body with its candidates, and a few worked examples (status, 202, 300, batch),
+plus the document-level tag descriptions.
 """
 
 from __future__ import annotations
 
+import copy
+import re
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from fastapi import FastAPI
+from fastapi.dependencies.models import Dependant
 from fastapi.openapi.utils import get_openapi
+from fastapi.routing import APIRoute, RouteContext, iter_route_contexts
 from pydantic import BaseModel, Field
 
-from permitapi.errors import PROBLEM_CONTENT_TYPE
+from permitapi import errors
+from permitapi.errors import PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE
+from permitapi.web import api_catalog
 
 _DESCRIPTIONS = {
     300: "Ambiguous: several jurisdictions match",
@@ -78,6 +99,201 @@ def _is_fastapi_validation(response: dict[str, Any] | None) -> bool:
     return bool(schema.get("$ref", "").endswith("/HTTPValidationError"))
 
 
+SECURITY_SCHEME = "ApiKeyAuth"
+# On every response of a keyed operation but its 401 (no key was resolved).
+_KEYED_HEADERS = (
+    "X-RateLimit-Limit",
+    "X-RateLimit-Remaining",
+    "X-RateLimit-Reset",
+    "X-Sandbox-Mode",
+)
+_METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
+
+TAGS: list[dict[str, str]] = [
+    {
+        "name": "permits",
+        "description": "Status lookups (one permit or a batch of up to 25), "
+        "canonical permit resources, inspections, conditions and history",
+    },
+    {
+        "name": "discovery",
+        "description": "Search permits by criteria, without a permit number "
+        "(live queries of the LADBS and EPIC-LA sources)",
+    },
+    {
+        "name": "watches",
+        "description": "Watch permits: their events reach the key's events feed and webhooks",
+    },
+    {
+        "name": "saved searches",
+        "description": "Saved discovery searches: new matches become events",
+    },
+    {
+        "name": "webhooks",
+        "description": "Signed event deliveries (Standard Webhooks), delivery "
+        "history, replay, secret rotation",
+    },
+    {"name": "events", "description": "The key's canonical events feed (30 days)"},
+    {
+        "name": "operations",
+        "description": "Durable asynchronous operations: poll the `Location` of a 202",
+    },
+    {
+        "name": "jurisdictions",
+        "description": "The jurisdiction directory, coverage, stats and "
+        "analytics, and requests for new jurisdictions",
+    },
+    {"name": "usage", "description": "The key's meters for the current month"},
+    {"name": "health", "description": "Liveness and readiness probes"},
+    {"name": "status", "description": "Per-jurisdiction source health (the public status page)"},
+]
+
+_HEADERS: dict[str, dict[str, Any]] = {
+    "X-Request-ID": {
+        "description": "The request's id: the client's own X-Request-ID when valid (8-128 "
+        "letters, digits, dots, dashes, underscores), else a generated one",
+        "schema": {"type": "string"},
+    },
+    "X-RateLimit-Limit": {
+        "description": "Units included this month on the endpoint's meter (lookup credits, or "
+        "discovery searches on discovery endpoints; the demo's daily cap on keyless calls). "
+        "Absent for sandbox keys, which get X-Sandbox-Mode: true",
+        "schema": {"type": "integer"},
+    },
+    "X-RateLimit-Remaining": {
+        "description": "Units left on that meter (0 once overage accrues)",
+        "schema": {"type": "integer"},
+    },
+    "X-RateLimit-Reset": {
+        "description": "Unix time in seconds when the meter resets (the next UTC month start)",
+        "schema": {"type": "integer"},
+    },
+    "Retry-After": {
+        "description": "Seconds to wait before retrying",
+        "schema": {"type": "integer"},
+    },
+    "Location": {
+        "description": "The operation's poll URL (GET /api/v1/operations/{operation_id})",
+        "required": True,
+        "schema": {"type": "string"},
+    },
+    "Preference-Applied": {
+        "description": "`respond-async` when the request's `Prefer: respond-async` was honoured",
+        "schema": {"type": "string"},
+    },
+    "X-Demo-Mode": {
+        "description": "`true` on keyless (anonymous demo) calls",
+        "schema": {"type": "string"},
+    },
+    "X-Sandbox-Mode": {
+        "description": "`true` on sandbox-key calls",
+        "schema": {"type": "string"},
+    },
+}
+
+_TITLES = {
+    cls.default_status: cls.title
+    for cls in vars(errors).values()
+    if isinstance(cls, type) and issubclass(cls, errors.ApiError)
+}
+_EXAMPLE_REQUEST_ID = "req_5f0c6f1e2b9d4c3aa1b2c3d4e5f60718"
+_LADBS_NUMBER = "21010-10000-01234"
+_LADBS_ID = "0b6f8a52-3c1e-5d7a-9e24-6f1d2c3b4a59"
+_SYNCED = "2026-05-04T15:00:00Z"
+_FRESHNESS = {
+    "age_seconds": 1260,
+    "cached": True,
+    "refresh_available": True,
+    "fetched_at": _SYNCED,
+    "last_successful_fetch_at": _SYNCED,
+    "last_attempted_fetch_at": _SYNCED,
+    "is_stale": False,
+    "stale_reason": None,
+    "next_refresh_at": "2026-05-04T19:00:00Z",
+}
+_STATUS_EXAMPLE = {
+    "permit_number": _LADBS_NUMBER,
+    "permit_id": _LADBS_ID,
+    "jurisdiction": "ladbs",
+    "jurisdiction_display": "City of Los Angeles (LADBS)",
+    "status": "Issued",
+    "portal_status": "Issued",
+    "status_phase": "active",
+    "permit_type": "Bldg-Alter/Repair",
+    "address": "1200 W 7TH ST 90017",
+    "work_description": "Interior tenant improvement, 2nd floor offices",
+    "source": "cached",
+    "last_synced_at": _SYNCED,
+    "data_freshness": _FRESHNESS,
+}
+_OPERATION_EXAMPLE = {
+    "operation_id": "7d0c2b0e-4f7e-4a43-9a57-2f3f0d9b6b1e",
+    "operation_type": "permit_refresh",
+    "status": "pending",
+    "poll_url": "/api/v1/operations/7d0c2b0e-4f7e-4a43-9a57-2f3f0d9b6b1e",
+    "created_at": _SYNCED,
+    "started_at": None,
+    "completed_at": None,
+    "result": None,
+    "error": None,
+}
+_AMBIGUOUS_EXAMPLE = {
+    "type": PROBLEM_TYPE_BASE + "multiple_jurisdictions",
+    "title": "Multiple jurisdictions match",
+    "status": 300,
+    "detail": "Permit number 'BLD24-00123' matches 2 jurisdictions; repeat the request with "
+    "one of them as the jurisdiction parameter.",
+    "instance": "/api/v1/permits/BLD24-00123/status",
+    "code": "multiple_jurisdictions",
+    "error": "multiple_jurisdictions",
+    "request_id": _EXAMPLE_REQUEST_ID,
+    "permit_number": "BLD24-00123",
+    "candidates": [
+        {
+            "slug": "aca:sbc",
+            "display_name": "San Bernardino County",
+            "confidence": "weak",
+            "reason": "Shared Accela Citizen Access number format",
+            "permit_number": "BLD24-00123",
+            "permit_id": "3e9b1c6a-8f2d-5b4e-a1c7-2d9e8f7a6b51",
+        },
+        {
+            "slug": "aca:ont",
+            "display_name": "City of Ontario",
+            "confidence": "weak",
+            "reason": "Shared Accela Citizen Access number format",
+            "permit_number": "BLD24-00123",
+            "permit_id": "9a4d2f7e-1b3c-5e6f-8a9b-0c1d2e3f4a5b",
+        },
+    ],
+    "example": "/api/v1/permits/BLD24-00123/status?jurisdiction=aca:sbc",
+}
+_BATCH_REQUEST_EXAMPLE = {"permit_numbers": [_LADBS_NUMBER, "BLD24-00123"]}
+_BATCH_EXAMPLE = {
+    "results": [{k: v for k, v in _STATUS_EXAMPLE.items() if k != "permit_type"}],
+    "errors": [
+        {
+            "permit_number": "BLD24-00123",
+            "error": "multiple_jurisdictions",
+            "message": "Permit number 'BLD24-00123' matches 2 jurisdictions; pass one.",
+            "jurisdiction_hint": "aca:sbc",
+            "status_code": 300,
+            "retryable": False,
+        }
+    ],
+    "operations": [],
+}
+# (operationId, status or "request") -> a worked example.
+_EXAMPLES: dict[tuple[str, str], dict[str, Any]] = {
+    ("getPermitStatus", "200"): _STATUS_EXAMPLE,
+    ("getPermitStatus", "202"): _OPERATION_EXAMPLE,
+    ("getPermitStatus", "300"): _AMBIGUOUS_EXAMPLE,
+    ("batchPermitStatus", "request"): _BATCH_REQUEST_EXAMPLE,
+    ("batchPermitStatus", "200"): _BATCH_EXAMPLE,
+    ("getOperation", "200"): _OPERATION_EXAMPLE,
+}
+
+
 def build_openapi(app: FastAPI) -> dict[str, Any]:
     if app.openapi_schema:
         return app.openapi_schema
@@ -92,19 +308,249 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
     components = schema.setdefault("components", {}).setdefault("schemas", {})
     components.pop("HTTPValidationError", None)
     components.pop("ValidationError", None)
-    for path_item in schema.get("paths", {}).values():
-        for operation in path_item.values():
-            responses = operation.setdefault("responses", {})
-            had_validation = _is_fastapi_validation(responses.get("422"))
-            if had_validation:
-                responses.pop("422")
-            if had_validation and "400" not in responses:
-                responses["400"] = _problem_ref(400)
-            for status, response in list(responses.items()):
-                content = response.get("content", {})
-                if PROBLEM_CONTENT_TYPE in content and "application/json" in content:
-                    content.pop("application/json")
-                if PROBLEM_CONTENT_TYPE in content and not content[PROBLEM_CONTENT_TYPE]:
-                    responses[status] = _problem_ref(int(status))
+    for _, _, operation in _operations(schema):
+        responses = operation.setdefault("responses", {})
+        had_validation = _is_fastapi_validation(responses.get("422"))
+        if had_validation:
+            responses.pop("422")
+        if had_validation and "400" not in responses:
+            responses["400"] = _problem_ref(400)
+        for status, response in list(responses.items()):
+            content = response.get("content", {})
+            if PROBLEM_CONTENT_TYPE in content and "application/json" in content:
+                content.pop("application/json")
+            if PROBLEM_CONTENT_TYPE in content and not content[PROBLEM_CONTENT_TYPE]:
+                responses[status] = _problem_ref(int(status))
+    _describe_for_clients(app, schema)
     app.openapi_schema = schema
     return schema
+
+
+def _operations(schema: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    for path, item in schema.get("paths", {}).items():
+        for method, operation in item.items():
+            if method in _METHODS:
+                yield path, method, operation
+
+
+def _routes(app: FastAPI) -> dict[tuple[str, str], RouteContext]:
+    """The documented API routes by (METHOD, path), routers included (FastAPI keeps included
+    routers as branches: `iter_route_contexts` is how get_openapi itself walks them)."""
+    return {
+        (method.upper(), str(context.path_format)): context
+        for context in iter_route_contexts(app.routes)
+        if isinstance(context.original_route, APIRoute) and context.include_in_schema
+        for method in context.methods or ()
+    }
+
+
+def operation_ids(app: FastAPI) -> dict[tuple[str, str], str]:
+    """Every documented operation's operationId: the catalogue's, else its endpoint's name in
+    camelCase. A name two uncatalogued routes share falls back, for both, to FastAPI's unique
+    id (camelCased), so no id depends on the order routes are registered in."""
+    routes = _routes(app)
+    fallback = {
+        key: api_catalog.camel_case(str(route.name))
+        for key, route in routes.items()
+        if key not in api_catalog.OPERATIONS
+    }
+    taken = [entry.operation_id for entry in api_catalog.OPERATIONS.values()]
+    taken += list(fallback.values())
+    ids = {}
+    for key, route in routes.items():
+        entry = api_catalog.OPERATIONS.get(key)
+        if entry is not None:
+            ids[key] = entry.operation_id
+        elif taken.count(fallback[key]) == 1:
+            ids[key] = fallback[key]
+        else:
+            ids[key] = api_catalog.camel_case(str(route.unique_id))
+    return ids
+
+
+def _calls(dependant: Dependant) -> Iterator[Callable[..., Any] | None]:
+    yield dependant.call
+    for sub in dependant.dependencies:
+        yield from _calls(sub)
+
+
+def _key_use(route: RouteContext) -> str | None:
+    """How the operation uses X-API-Key: it is "required"; "optional" (keyless calls are
+    answered too); "demo" (keyless calls are the anonymous demo); None: public, no key read."""
+    from permitapi.web import deps  # deps imports the services; this module is imported early
+
+    calls = [call for call in _calls(route.dependant) if call is not None]
+    required = (
+        deps.require_principal,
+        deps.require_principal_unthrottled,
+        deps.require_principal_cached,
+    )
+    if any(call is wanted for call in calls for wanted in required):
+        return "required"
+    if any(call is deps.require_principal_or_demo for call in calls):
+        return "demo"
+    if any(call is deps.optional_principal for call in calls):
+        return "optional"
+    return None
+
+
+def _header_ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/headers/{name}"}
+
+
+def _add_headers(response: dict[str, Any], *names: str) -> None:
+    headers = response.setdefault("headers", {})
+    present = {name.lower() for name in headers}
+    for name in names:
+        if name.lower() not in present:
+            headers[name] = _header_ref(name)
+
+
+def _describe_for_clients(app: FastAPI, schema: dict[str, Any]) -> None:
+    components = schema["components"]
+    components["securitySchemes"] = {
+        SECURITY_SCHEME: {
+            "type": "apiKey",
+            "in": "header",
+            "name": "X-API-Key",
+            "description": "An API key (`sk_live_...`, or `sk_test_...` for the sandbox)",
+        }
+    }
+    components["headers"] = copy.deepcopy(_HEADERS)
+    examples = _ProblemExamples()
+    used_tags: set[str] = set()
+    routes = _routes(app)
+    ids = operation_ids(app)
+    for path, method, operation in _operations(schema):
+        key = (method.upper(), path)
+        route = routes.get(key)
+        operation_id = ids.get(key) or api_catalog.camel_case(f"{method}_{path}")
+        operation["operationId"] = operation_id
+        used_tags.update(operation.get("tags", []))
+        key_use = _key_use(route) if route is not None else None
+        if key_use == "required":
+            operation["security"] = [{SECURITY_SCHEME: []}]
+        elif key_use is not None:
+            operation["security"] = [{SECURITY_SCHEME: []}, {}]
+        entry = api_catalog.OPERATIONS.get(key, api_catalog.Operation(operation_id))
+        _describe_responses(schema, path, operation, entry, key_use, examples)
+        _add_examples(operation, operation_id)
+    described = [tag for tag in TAGS if tag["name"] in used_tags]
+    named = {tag["name"] for tag in described}
+    schema["tags"] = described + [{"name": name} for name in sorted(used_tags - named)]
+    components["examples"] = examples.components()
+
+
+def _describe_responses(
+    schema: dict[str, Any],
+    path: str,
+    operation: dict[str, Any],
+    entry: api_catalog.Operation,
+    key_use: str | None,
+    examples: _ProblemExamples,
+) -> None:
+    parameters = operation.get("parameters", [])
+    traits = {
+        "has_parameters": bool(parameters),
+        "has_body": "requestBody" in operation,
+        "idempotent": any(p.get("name") == "Idempotency-Key" for p in parameters),
+    }
+    ambiguous = "MultipleJurisdictionsProblem" in schema["components"]["schemas"]
+    for status, response in operation["responses"].items():
+        _add_headers(response, "X-Request-ID")
+        if key_use is not None and status != "401":
+            _add_headers(response, *_KEYED_HEADERS)
+        if key_use == "demo":
+            _add_headers(response, "X-Demo-Mode")
+        if status in ("429", "503"):
+            _add_headers(response, "Retry-After")
+        content = response.get("content", {})
+        if status == "202" and _schema_ref(content.get("application/json")).endswith(
+            "/OperationOut"
+        ):
+            _add_headers(response, "Location", "Retry-After", "Preference-Applied")
+        problem = content.get(PROBLEM_CONTENT_TYPE)
+        if problem is None:
+            continue
+        ref = _schema_ref(problem)
+        if status == "300" and ambiguous and ref.endswith("/Problem"):
+            ref = "#/components/schemas/MultipleJurisdictionsProblem"
+            problem["schema"] = {"$ref": ref}
+        codes = list(
+            dict.fromkeys(
+                [
+                    *entry.codes.get(int(status), ()),
+                    *api_catalog.shared_codes(int(status), **traits),
+                ]
+            )
+        )
+        if not codes:
+            continue
+        listed = ", ".join(f"`{code}`" for code in codes)
+        response["description"] = f"{response.get('description', '')}. Codes: {listed}."
+        if ref.endswith("/Problem"):
+            problem["examples"] = {code: examples.ref(status, code, path) for code in codes}
+
+
+def _schema_ref(media: dict[str, Any] | None) -> str:
+    return str(((media or {}).get("schema") or {}).get("$ref", ""))
+
+
+class _ProblemExamples:
+    """The named problem examples (components/examples/<status>-<code>), shared by every
+    operation that can answer the code; an example's `instance` is the first path using it in
+    sorted order (with sample values), so it does not depend on route order."""
+
+    def __init__(self) -> None:
+        self._paths: dict[tuple[str, str], str] = {}
+
+    def ref(self, status: str, code: str, path: str) -> dict[str, str]:
+        known = self._paths.get((status, code))
+        self._paths[(status, code)] = path if known is None else min(known, path)
+        return {"$ref": f"#/components/examples/{status}-{code}"}
+
+    def components(self) -> dict[str, Any]:
+        return {
+            f"{status}-{code}": _problem_example(int(status), code, path)
+            for (status, code), path in sorted(self._paths.items())
+        }
+
+
+def _problem_example(status: int, code: str, path: str) -> dict[str, Any]:
+    summary = api_catalog.CODES.get(code, code)
+    value: dict[str, Any] = {
+        "type": PROBLEM_TYPE_BASE + code,
+        "title": _TITLES.get(status, "Error"),
+        "status": status,
+        "detail": summary + ".",
+        "instance": _SAMPLE_PARAMETER.sub(_sample_value, path),
+        "code": code,
+        "error": code,
+        "request_id": _EXAMPLE_REQUEST_ID,
+    }
+    if code == "burst_limit_exceeded":
+        value["retry_after_seconds"] = 20
+    if code == "idempotency_key_processing":
+        value["retry_after"] = 1
+    return {"summary": summary, "value": value}
+
+
+_SAMPLE_PARAMETER = re.compile(r"\{([^}]+)\}")
+_SAMPLE_VALUES = {"permit_number": _LADBS_NUMBER, "permit_id": _LADBS_ID, "slug": "ladbs"}
+
+
+def _sample_value(match: re.Match[str]) -> str:
+    return _SAMPLE_VALUES.get(match.group(1), "7d0c2b0e-4f7e-4a43-9a57-2f3f0d9b6b1e")
+
+
+def _add_examples(operation: dict[str, Any], operation_id: str) -> None:
+    request = _EXAMPLES.get((operation_id, "request"))
+    body = operation.get("requestBody", {}).get("content", {}).get("application/json")
+    if request is not None and body is not None:
+        body["example"] = request
+    for status, response in operation["responses"].items():
+        example = _EXAMPLES.get((operation_id, status))
+        if example is None:
+            continue
+        for media in response.get("content", {}).values():
+            media["example"] = example

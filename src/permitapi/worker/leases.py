@@ -54,8 +54,9 @@ class PassLease:
     # A database read tells when the pass is next due; until then no query is made.
     _next_check: datetime | None = field(default=None, repr=False)
 
-    async def claim(self, ctx: AppContext) -> bool:
-        """True when the pass is due and this owner now holds its lease.
+    async def claim(self, ctx: AppContext, *, force: bool = False) -> bool:
+        """True when the pass is due (or `force`: an operator's "run it now") and this owner
+        now holds its lease; a pass another worker is running is never joined, forced or not.
 
         A cheap read first (most polls find the pass not due); then the conditional claim and,
         in the same transaction, the due check again: another worker may have completed the
@@ -64,6 +65,11 @@ class PassLease:
         from permitapi.worker import lease_repository  # the repository imports this model
 
         now = ctx.clock.now()
+        if force:
+            async with ctx.transaction() as session:
+                return await lease_repository.try_acquire(
+                    session, self.name, self.owner, now, now + self.lease
+                )
         if self._next_check is not None and now < self._next_check:
             return False
         async with ctx.sessionmaker() as session:

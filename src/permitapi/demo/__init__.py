@@ -1,0 +1,1 @@
+"""The anonymous demo: keyless status and batch calls answered from the curated dataset."""

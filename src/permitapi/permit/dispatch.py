@@ -1,0 +1,36 @@
+"""Which path answers a status or batch call: sandbox keys (and the keyless demo, whose
+principal is a sandbox one) from the curated dataset, live keys by a metered lookup.
+
+Shared by GET status / POST batch-status and the tool server's get_permit_status and
+batch_permit_status, so the rule has one home.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from permitapi.account.service import Principal
+from permitapi.context import AppContext
+from permitapi.permit import batch, lookup, sandbox
+from permitapi.permit.lookup import ItemOutcome, StatusQuery
+from permitapi.permit.metering import MeterTracker
+
+
+async def permit_status(
+    ctx: AppContext, principal: Principal, query: StatusQuery, meter: MeterTracker
+) -> ItemOutcome:
+    """One status answer: a record, an operation (202) or the error outcome. Raises ApiError for
+    refusals made before any credit is reserved (validation, entitlement, limits)."""
+    if principal.is_sandbox:
+        return await sandbox.sandbox_status(ctx, principal, query)
+    return await lookup.lookup_status(ctx, principal, query, meter)
+
+
+async def batch_status(
+    ctx: AppContext, principal: Principal, numbers: list[str], meter: MeterTracker
+) -> dict[str, Any]:
+    """The batch body (results, errors, operations). Raises only for a bad batch size or an
+    exhausted month."""
+    if principal.is_sandbox:
+        return sandbox.sandbox_batch(ctx, principal, numbers)
+    return await batch.batch_status(ctx, principal, numbers, meter)
