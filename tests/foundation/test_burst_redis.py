@@ -99,3 +99,23 @@ async def test_without_redis_each_instance_has_its_own_window(
             for n, client in enumerate((first, first, second, second))
         ]
         assert outcomes == [200, 200, 200, 200]
+
+
+async def test_redis_down_degrades_to_per_process_windows(
+    settings: Settings, clock: FrozenClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Nothing listens on port 1: every Redis call fails fast.
+    down = settings.model_copy(update={"redis_url": "redis://127.0.0.1:1/0"})
+    async with AsyncExitStack() as stack:
+        ctx, first, second = await two_instances(stack, down, clock)
+        key = (await make_account(ctx, "free")).live_key
+        with caplog.at_level("WARNING", logger="permitapi.usage.burst"):
+            answers = [(await call(first, key, n)).status_code for n in range(3)]
+        assert answers == [200, 200, 200]
+        assert "rate windows are per process" in caplog.text
+        assert_problem(await call(first, key, 4), 429, "burst_limit_exceeded")
+        # Each process keeps its own window while Redis is away.
+        assert (await call(second, key, 5)).status_code == 200
+        demo = await second.get("/api/v1/permits/21030-20000-00256/status")
+        assert demo.status_code == 200
+        assert demo.headers["x-ratelimit-remaining"] == "29"

@@ -9,6 +9,7 @@ milliseconds under load (measured with bench/cached_lookup.py).
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from collections import deque
@@ -23,8 +24,11 @@ from limits import (
 )
 from limits.aio.storage import RedisStorage, Storage
 from limits.aio.strategies import MovingWindowRateLimiter
+from limits.errors import StorageError
 from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter as SyncMovingWindowRateLimiter
+
+log = logging.getLogger("permitapi.usage.burst")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +50,21 @@ class CountedVerdict:
 
 def _storage(redis_url: str) -> Storage:
     uri = redis_url.replace("redis://", "async+redis://", 1)
-    return RedisStorage(uri, implementation="redispy")
+    # Wrapped: every Redis failure surfaces as one StorageError the limiter can degrade on.
+    return RedisStorage(
+        uri,
+        implementation="redispy",
+        wrap_exceptions=True,
+        socket_connect_timeout=REDIS_TIMEOUT_SECONDS,
+        socket_timeout=REDIS_TIMEOUT_SECONDS,
+    )
+
+
+# A Redis that does not answer within this is treated as down for the call.
+REDIS_TIMEOUT_SECONDS = 0.5
+# After a failure, windows stay in the process this long before Redis is tried again, so an
+# outage costs one timeout per interval, not one per request.
+REDIS_RETRY_SECONDS = 5.0
 
 
 class LocalWindows:
@@ -136,10 +154,35 @@ class BurstLimiter:
         self._storage = _storage(redis_url) if redis_url else None
         self._limiter = MovingWindowRateLimiter(self._storage) if self._storage else None
         self._namespace = namespace
+        # Redis down: the windows degrade to this process's own (the limits then hold per
+        # process, not across processes) until Redis answers again. Logged, never an error.
+        self._fallback = LocalWindows()
+        self._redis_down_until = 0.0
+
+    @property
+    def degraded(self) -> bool:
+        return self._limiter is not None and time.monotonic() < self._redis_down_until
+
+    def _redis_failed(self, error: Exception) -> None:
+        if not self.degraded:
+            log.warning(
+                "Redis did not answer (%s): rate windows are per process until it does",
+                type(error).__name__,
+            )
+        self._redis_down_until = time.monotonic() + REDIS_RETRY_SECONDS
 
     async def _hit(self, item: RateLimitItem, *identifiers: str) -> WindowVerdict:
         if self._local is not None:
             return self._local.hit(identifiers, item.amount, item.get_expiry())
+        if self.degraded:
+            return self._fallback.hit(identifiers, item.amount, item.get_expiry())
+        try:
+            return await self._redis_hit(item, *identifiers)
+        except StorageError as error:
+            self._redis_failed(error)
+            return self._fallback.hit(identifiers, item.amount, item.get_expiry())
+
+    async def _redis_hit(self, item: RateLimitItem, *identifiers: str) -> WindowVerdict:
         assert self._limiter is not None
         allowed = await self._limiter.hit(item, self._namespace, *identifiers)
         if allowed:
@@ -165,6 +208,17 @@ class BurstLimiter:
             if isinstance(self._local, LocalWindows):
                 return self._local.hit_counted((bucket, identity), limit, period_seconds)
             raise TypeError("counted windows need LocalWindows or Redis")
+        if self.degraded:
+            return self._fallback.hit_counted((bucket, identity), limit, period_seconds)
+        try:
+            return await self._redis_hit_counted(bucket, identity, limit, period_seconds)
+        except StorageError as error:
+            self._redis_failed(error)
+            return self._fallback.hit_counted((bucket, identity), limit, period_seconds)
+
+    async def _redis_hit_counted(
+        self, bucket: str, identity: str, limit: int, period_seconds: int
+    ) -> CountedVerdict:
         assert self._limiter is not None
         item = RateLimitItemPerSecond(limit, period_seconds)
         allowed = await self._limiter.hit(item, self._namespace, bucket, identity)
