@@ -35,6 +35,7 @@ from permitapi.sources.gateway import SourceGateway
 from permitapi.sources.http import PortalHttp
 from permitapi.sources.policies import build_policies, default_policy
 from permitapi.sources.registry import Directory, default_directory
+from permitapi.sources.shared_pace import SharedPacer
 from permitapi.usage.burst import BurstLimiter
 from permitapi.usage.endpoints import router as usage_router
 from permitapi.watch.endpoints import router as watch_router
@@ -66,6 +67,11 @@ def build_context(
         portal_base_url=settings.portal_base_url,
         policies=build_policies(settings, directory),
         default_policy=default_policy(settings),
+        shared_pacer=(
+            SharedPacer(settings.redis_url, settings.redis_namespace)
+            if settings.redis_url
+            else None
+        ),
     )
     return AppContext(
         settings=settings,

@@ -52,6 +52,7 @@ from permitapi import __version__
 from permitapi.sources.base import PortalChanged, RetryLater
 from permitapi.sources.circuit import CircuitBreaker, CircuitSnapshot
 from permitapi.sources.pages import classify_page, classify_url
+from permitapi.sources.shared_pace import SharedPacer
 
 USER_AGENT = (
     f"permitapi/{__version__} (read-only permit status service; "
@@ -153,7 +154,15 @@ class _HostGate:
     by a token bucket (`requests_per_second`, `burst`) and at least `min_interval_seconds`
     apart. Waiters start in arrival order."""
 
-    def __init__(self, policy: SourcePolicy) -> None:
+    def __init__(
+        self, policy: SourcePolicy, host: str = "", shared: SharedPacer | None = None
+    ) -> None:
+        self._host = host
+        # The rate budget shared with every other process (Redis), when configured; the local
+        # bucket paces only while Redis does not answer.
+        self._shared = shared if policy.requests_per_second > 0 else None
+        self._rate = policy.requests_per_second
+        self._burst = policy.burst
         self._semaphore = asyncio.Semaphore(policy.max_concurrency)
         self._min_interval = policy.min_interval_seconds
         self._bucket = (
@@ -180,13 +189,30 @@ class _HostGate:
         wait = self._wait(time.monotonic())
         if wait > 0:
             await asyncio.sleep(wait)
+        if self._shared is not None and await self._shared_turn():
+            self._next_start = time.monotonic() + self._min_interval
+            return
         now = time.monotonic()
         if self._bucket is not None:
             self._bucket.take(now)
         self._next_start = now + self._min_interval
 
+    async def _shared_turn(self) -> bool:
+        """Wait for the shared bucket's token; False when Redis is away (pace locally)."""
+        assert self._shared is not None
+        while True:
+            wait = await self._shared.wait_seconds(self._host, self._rate, self._burst)
+            if wait is None:
+                return False
+            if wait <= 0:
+                return True
+            await asyncio.sleep(wait)
+
     def _wait(self, now: float) -> float:
-        bucket_wait = self._bucket.wait(now) if self._bucket is not None else 0.0
+        local_bucket = self._bucket is not None and (
+            self._shared is None or not self._shared.available
+        )
+        bucket_wait = self._bucket.wait(now) if local_bucket and self._bucket else 0.0
         return max(bucket_wait, self._next_start - now)
 
 
@@ -219,8 +245,10 @@ class PortalHttp:
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         monotonic: Callable[[], float] = time.monotonic,
+        shared_pacer: SharedPacer | None = None,
     ) -> None:
         self.portal_base_url = portal_base_url
+        self._shared_pacer = shared_pacer
         self._policies = dict(policies or {})
         self._default_policy = default_policy or SourcePolicy()
         self._sleep = sleep
@@ -271,7 +299,7 @@ class PortalHttp:
         host = urlsplit(real_url).netloc.lower()
         gate = self._gates.get(host)
         if gate is None:
-            gate = _HostGate(policy)
+            gate = _HostGate(policy, host, self._shared_pacer)
             self._gates[host] = gate
         return gate
 
@@ -453,6 +481,8 @@ class PortalHttp:
 
     async def aclose(self) -> None:
         await self._client.aclose()
+        if self._shared_pacer is not None:
+            await self._shared_pacer.aclose()
 
 
 class _TooLarge(Exception):
