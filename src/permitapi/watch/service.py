@@ -28,6 +28,7 @@ from permitapi.permit import identity, presenter
 from permitapi.permit import repository as permits
 from permitapi.permit.lookup import Target, permit_not_found, unavailable
 from permitapi.permit.refresh import refresh
+from permitapi.sources.detect import normalize_number
 from permitapi.watch import repository
 from permitapi.watch.models import Watch
 from permitapi.webhook import repository as webhooks
@@ -159,8 +160,6 @@ def _same_number(ctx: AppContext, watch: Watch, number: str) -> bool:
     found = ctx.directory.get(watch.jurisdiction)
     if found is None:
         return watch.permit_number == number
-    from permitapi.sources.detect import normalize_number
-
     return watch.permit_number == normalize_number(found, number)
 
 
