@@ -15,9 +15,10 @@ from typing import Any, Final
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from permitapi.account.entitlements import require_live_key
 from permitapi.account.plans import EVENTS_RETENTION
 from permitapi.account.service import Principal
-from permitapi.errors import Forbidden, invalid_parameter
+from permitapi.errors import invalid_parameter
 from permitapi.event import repository
 from permitapi.event.models import DomainEvent
 from permitapi.kit.clock import isoformat_z
@@ -31,16 +32,6 @@ DEFAULT_LIMIT: Final = 50
 MAX_LIMIT: Final = 200
 # The event's age decides expiry; the token's own lifetime is only a backstop past it.
 _TOKEN_LIFETIME: Final = EVENTS_RETENTION + timedelta(days=1)
-
-
-def require_live_key(principal: Principal, what: str) -> None:
-    """Monitoring (webhooks, the events feed, watches) belongs to live keys: a sandbox key
-    never observes a permit, so it has nothing to announce."""
-    if principal.is_sandbox:
-        raise Forbidden(
-            f"{what} need a live key; sandbox keys have no monitoring.",
-            code="sandbox_not_supported",
-        )
 
 
 def _codec(secret: str) -> CursorCodec:

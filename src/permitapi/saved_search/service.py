@@ -18,12 +18,11 @@ from typing import Any, Final
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from permitapi.account import repository as accounts
-from permitapi.account.plans import PLANS, PlanName
+from permitapi.account.entitlements import PlanCap, ensure_below_cap, require_live_key
+from permitapi.account.plans import PLANS
 from permitapi.account.service import Principal
 from permitapi.discovery.filters import SearchQuery
-from permitapi.errors import ApiError, BadRequest, Forbidden, NotFound, invalid_parameter
-from permitapi.event.feed import require_live_key
+from permitapi.errors import ApiError, Forbidden, NotFound, invalid_parameter
 from permitapi.kit.clock import isoformat_z
 from permitapi.kit.ids import new_uuid
 from permitapi.saved_search import repository
@@ -97,20 +96,22 @@ def checked_definition(
     )
 
 
+SAVED_SEARCH_CAP: Final = PlanCap(
+    code="saved_search_limit_reached",
+    allows="active saved search(es) per key",
+    upgrade_hint="Upgrade the plan for more active saved searches, or pause or delete one.",
+    enterprise_hint="Pause or delete a saved search to add another.",
+)
+
+
 async def _ensure_room(session: AsyncSession, principal: Principal) -> None:
-    await accounts.lock_key(session, principal.api_key_id)
-    cap = principal.plan.active_saved_searches
-    if await repository.count_active(session, principal.api_key_id) >= cap:
-        hint = (
-            "Upgrade the plan for more active saved searches, or pause or delete one."
-            if principal.plan.name is not PlanName.ENTERPRISE
-            else "Pause or delete a saved search to add another."
-        )
-        raise BadRequest(
-            f"The {principal.plan.name.value} plan allows {cap} active saved search(es) per key.",
-            code="saved_search_limit_reached",
-            extra={"plan_limit": cap, "upgrade_hint": hint},
-        )
+    await ensure_below_cap(
+        session,
+        principal,
+        principal.plan.active_saved_searches,
+        SAVED_SEARCH_CAP,
+        lambda: repository.count_active(session, principal.api_key_id),
+    )
 
 
 def _state(search: SavedSearch, principal: Principal) -> str:

@@ -17,11 +17,10 @@ from typing import Any, Final
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from permitapi.account import repository as accounts
-from permitapi.account.plans import PlanName
+from permitapi.account.entitlements import PlanCap, ensure_below_cap, require_live_key
 from permitapi.account.service import Principal
 from permitapi.context import AppContext
-from permitapi.errors import BadRequest, Forbidden, NotFound
+from permitapi.errors import NotFound
 from permitapi.kit.clock import isoformat_z
 from permitapi.kit.ids import new_uuid
 from permitapi.permit import identity, presenter
@@ -33,19 +32,12 @@ from permitapi.watch import repository
 from permitapi.watch.models import Watch
 from permitapi.webhook import repository as webhooks
 
+WHAT: Final = "Watches"
 CHECK_PERIOD: Final = timedelta(days=1)
 NO_WEBHOOK_WARNING: Final = (
     "This key has no active webhook: events of this permit reach only GET /api/v1/events. "
     "Register one with POST /api/v1/webhooks to have them pushed."
 )
-
-
-def require_live_key(principal: Principal) -> None:
-    if principal.is_sandbox:
-        raise Forbidden(
-            "Watches need a live key; sandbox keys cannot watch permits.",
-            code="sandbox_not_supported",
-        )
 
 
 def watch_not_found(permit_number: str) -> NotFound:
@@ -82,26 +74,28 @@ async def _resolve(ctx: AppContext, raw_number: str, jurisdiction: str | None) -
     return target
 
 
+WATCH_CAP: Final = PlanCap(
+    code="watch_limit_reached",
+    allows="active watch(es)",
+    upgrade_hint="Upgrade the plan for more active watches, or unwatch a permit.",
+    enterprise_hint="Unwatch a permit to watch another.",
+)
+
+
 async def _ensure_room(session: AsyncSession, principal: Principal) -> None:
-    await accounts.lock_key(session, principal.api_key_id)
-    cap = principal.plan.active_watches
-    if await repository.count_active(session, principal.api_key_id) >= cap:
-        hint = (
-            "Upgrade the plan for more active watches, or unwatch a permit."
-            if principal.plan.name is not PlanName.ENTERPRISE
-            else "Unwatch a permit to watch another."
-        )
-        raise BadRequest(
-            f"The {principal.plan.name.value} plan allows {cap} active watch(es).",
-            code="watch_limit_reached",
-            extra={"plan_limit": cap, "upgrade_hint": hint},
-        )
+    await ensure_below_cap(
+        session,
+        principal,
+        principal.plan.active_watches,
+        WATCH_CAP,
+        lambda: repository.count_active(session, principal.api_key_id),
+    )
 
 
 async def enroll(
     ctx: AppContext, principal: Principal, raw_number: str, jurisdiction: str | None
 ) -> Enrolled:
-    require_live_key(principal)
+    require_live_key(principal, WHAT)
     target = await _resolve(ctx, raw_number, jurisdiction)
     slug, number = target.jurisdiction.slug, target.number
     now = ctx.clock.now()
@@ -139,7 +133,7 @@ async def enroll(
 async def unwatch(
     ctx: AppContext, principal: Principal, raw_number: str, jurisdiction: str | None
 ) -> dict[str, Any]:
-    require_live_key(principal)
+    require_live_key(principal, WHAT)
     number = identity.check_number(raw_number)
     async with ctx.transaction() as session:
         watches = await repository.active_watches_of(session, principal.api_key_id)
@@ -164,7 +158,7 @@ def _same_number(ctx: AppContext, watch: Watch, number: str) -> bool:
 
 
 async def list_watches(ctx: AppContext, principal: Principal) -> dict[str, Any]:
-    require_live_key(principal)
+    require_live_key(principal, WHAT)
     async with ctx.sessionmaker() as session:
         watches = await repository.active_watches_of(session, principal.api_key_id)
         rows = {

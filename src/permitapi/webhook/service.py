@@ -11,11 +11,10 @@ from typing import Any, Final
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from permitapi.account import repository as accounts
-from permitapi.account.plans import SECRET_ROTATION_OVERLAP, PlanName
+from permitapi.account.entitlements import PlanCap, ensure_below_cap, require_live_key
+from permitapi.account.plans import SECRET_ROTATION_OVERLAP
 from permitapi.account.service import Principal
-from permitapi.errors import BadRequest, Conflict, NotFound, invalid_parameter
-from permitapi.event.feed import require_live_key
+from permitapi.errors import Conflict, NotFound, invalid_parameter
 from permitapi.event.service import EVENT_TYPES
 from permitapi.kit.clock import isoformat_z
 from permitapi.kit.ids import new_uuid
@@ -112,22 +111,22 @@ async def valid_url(url: str, *, allow_loopback_http: bool, resolver: Resolver |
     return destination.url
 
 
+WEBHOOK_CAP: Final = PlanCap(
+    code="webhook_limit_reached",
+    allows="active webhook(s) per key",
+    upgrade_hint="Upgrade the plan for more active webhooks, or deactivate one.",
+    enterprise_hint="Deactivate a webhook to register another.",
+)
+
+
 async def _ensure_room(session: AsyncSession, principal: Principal) -> None:
-    """Plan cap on active webhooks per key, read under the key's lock so that concurrent
-    registrations cannot both take the last slot."""
-    await accounts.lock_key(session, principal.api_key_id)
-    cap = principal.plan.active_webhooks
-    if await repository.count_active(session, principal.api_key_id) >= cap:
-        hint = (
-            "Upgrade the plan for more active webhooks, or deactivate one."
-            if principal.plan.name is not PlanName.ENTERPRISE
-            else "Deactivate a webhook to register another."
-        )
-        raise BadRequest(
-            f"The {principal.plan.name.value} plan allows {cap} active webhook(s) per key.",
-            code="webhook_limit_reached",
-            extra={"plan_limit": cap, "upgrade_hint": hint},
-        )
+    await ensure_below_cap(
+        session,
+        principal,
+        principal.plan.active_webhooks,
+        WEBHOOK_CAP,
+        lambda: repository.count_active(session, principal.api_key_id),
+    )
 
 
 # -- registrations ---------------------------------------------------------------------------
