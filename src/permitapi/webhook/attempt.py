@@ -9,15 +9,14 @@ answer cannot redirect it. Redirects are never followed: a 3xx is a failed attem
 from __future__ import annotations
 
 import ipaddress
-import time
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 from typing import Final
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
 from permitapi import __version__
+from permitapi.sources.http import parse_retry_after
 from permitapi.webhook.destination import DestinationRefused, Resolver, resolve_destination
 
 USER_AGENT: Final = f"permitapi-webhooks/{__version__}"
@@ -55,22 +54,6 @@ def new_client() -> httpx.AsyncClient:
         limits=httpx.Limits(max_connections=200, max_keepalive_connections=100),
         headers={"user-agent": USER_AGENT},
     )
-
-
-def retry_after_seconds(value: str | None, now_epoch: float) -> float | None:
-    """Seconds from a Retry-After header (delta-seconds or HTTP-date); None when invalid."""
-    if value is None:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(int(value))
-    try:
-        moment = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if moment.tzinfo is None:
-        return None
-    return max(0.0, moment.timestamp() - now_epoch)
 
 
 def _pinned_url(url: str, address: str) -> str:
@@ -117,7 +100,7 @@ async def send(
     status = response.status_code
     if 200 <= status < 300:
         return AttemptResult(status, None, body_preview=preview)
-    wait = retry_after_seconds(response.headers.get("retry-after"), time.time())
+    wait = parse_retry_after(response.headers.get("retry-after"))
     if 300 <= status < 400:
         location = response.headers.get("location", "")
         error = f"HTTP {status}: redirects are not followed ({location[:200]})"
