@@ -18,6 +18,7 @@ import asyncio
 import importlib
 import logging
 import random
+import time
 from collections.abc import Mapping
 from datetime import date
 from typing import Any
@@ -82,16 +83,20 @@ def _hosts_of(jurisdiction: Jurisdiction) -> set[str]:
     return {urlsplit(url).netloc.lower() for url in urls if "://" in url}
 
 
-class _FamilyLatency:
-    """Adds the family's latency to each portal request, keyed by the `/<host>/` path prefix."""
+class _PortalDoor:
+    """Notes each portal request's arrival (for the control API's arrivals) and adds the
+    family's latency, both keyed by the `/<host>/` path prefix."""
 
-    def __init__(self, app: ASGIApp, latency_by_host: Mapping[str, int]) -> None:
+    def __init__(self, app: ASGIApp, store: SimStore, latency_by_host: Mapping[str, int]) -> None:
         self.app = app
+        self.store = store
         self.latency_by_host = dict(latency_by_host)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             host = scope["path"].lstrip("/").split("/", 1)[0].lower()
+            if host in self.latency_by_host:
+                self.store.record_arrival(host, time.time())
             delay = self.latency_by_host.get(host, 0)
             if delay > 0:
                 await asyncio.sleep(delay / 1000)
@@ -150,7 +155,7 @@ def create_sim_app(
     app.state.directory = directory
     app.state.families = loaded
     app.state.skipped_families = skipped
-    app.add_middleware(_FamilyLatency, latency_by_host=latency_by_host)
+    app.add_middleware(_PortalDoor, store=store, latency_by_host=latency_by_host)
     return app
 
 

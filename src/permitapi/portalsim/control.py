@@ -9,7 +9,8 @@
                                                       "count": int|null}
     DELETE /_control/faults                          clear every fault
     GET    /_control/stats                           {"requests": {slug: int}}
-    POST   /_control/stats/reset
+    POST   /_control/stats/reset                     (also clears the arrivals)
+    GET    /_control/arrivals                        {"arrivals": {real host: [unix time, ...]}}
 
 Slugs contain ':' (`aca:sandiego`); raw and percent-encoded forms are both accepted. Bad input
 is a 400 JSON `{"error": ..., "detail": ...}`; an unknown permit or slug is a 404 of that shape.
@@ -63,6 +64,7 @@ class ControlApi:
             Route("/_control/faults", self.faults, methods=["POST", "DELETE"]),
             Route("/_control/stats", self.stats, methods=["GET"]),
             Route("/_control/stats/reset", self.reset_stats, methods=["POST"]),
+            Route("/_control/arrivals", self.arrivals, methods=["GET"]),
         ]
 
     def _jurisdiction(self, raw_slug: str) -> Jurisdiction | None:
@@ -188,6 +190,10 @@ class ControlApi:
 
     async def stats(self, request: Request) -> Response:
         return JSONResponse({"requests": dict(self.store.requests)})
+
+    async def arrivals(self, request: Request) -> Response:
+        """Unix times of the portal requests since the last reset, by real host."""
+        return JSONResponse({"arrivals": self.store.arrivals_by_host()})
 
     async def reset_stats(self, request: Request) -> Response:
         self.store.reset_stats()

@@ -1,4 +1,4 @@
-"""The simulator's state: ground-truth permits, injected faults and request counts.
+"""The simulator's state: ground-truth permits, injected faults, request counts and arrivals.
 
 Ground truth is a `PermitSnapshot` per permit (what a perfect adapter would return), keyed by
 jurisdiction slug and normalised permit number. Families render it in their wire format; the
@@ -7,7 +7,7 @@ adapters parse it back; tests compare the two field by field.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass
 from typing import Literal
 
@@ -26,6 +26,7 @@ FAULT_MODES: tuple[FaultMode, ...] = (
     "reset",
     "garbage",
 )
+ARRIVALS_KEPT = 200_000
 
 
 @dataclass(slots=True)
@@ -49,6 +50,9 @@ class SimStore:
         self.permits: dict[str, dict[str, PermitSnapshot]] = {}
         self.faults: list[Fault] = []
         self.requests: Counter[str] = Counter()
+        # When each portal request arrived (real host, Unix time): what a politeness test
+        # measures. Bounded, so a long-running simulator does not grow without end.
+        self.arrivals: deque[tuple[str, float]] = deque(maxlen=ARRIVALS_KEPT)
 
     # -- ground truth ---------------------------------------------------------------------
     def put(self, permit: PermitSnapshot) -> None:
@@ -86,5 +90,15 @@ class SimStore:
             return fault
         return None
 
+    def record_arrival(self, host: str, at: float) -> None:
+        self.arrivals.append((host, at))
+
+    def arrivals_by_host(self) -> dict[str, list[float]]:
+        found: dict[str, list[float]] = {}
+        for host, at in self.arrivals:
+            found.setdefault(host, []).append(at)
+        return found
+
     def reset_stats(self) -> None:
         self.requests.clear()
+        self.arrivals.clear()

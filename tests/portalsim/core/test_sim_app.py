@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Iterator
 from datetime import date
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -264,3 +266,25 @@ async def test_deleted_permit_is_not_found(
         assert (await client.delete("/_control/permits/ladbs/12345-12345-12345")).status_code == 200
     with pytest.raises(NotFoundAtSource):
         await adapter.fetch_permit(ladbs, "12345-12345-12345")
+
+
+async def test_arrivals_are_recorded_by_real_host_and_reset_with_the_stats(
+    sim_server: tuple[LoopbackServer, Starlette], adapter: EchoAdapter
+) -> None:
+    server, sim = sim_server
+    ladbs = DIRECTORY.get("ladbs")
+    assert ladbs is not None
+    number = sim.state.store.of("ladbs")[0].permit_number
+    async with httpx.AsyncClient(base_url=server.url) as client:
+        await client.post("/_control/stats/reset")
+        before = time.time()
+        await adapter.fetch_permit(ladbs, number)
+        await adapter.fetch_permit(ladbs, number)
+        arrivals = (await client.get("/_control/arrivals")).json()["arrivals"]
+        urls = [ladbs.portal_base_url, *ladbs.endpoints.values()]
+        assert set(arrivals) <= {urlsplit(url).netloc.lower() for url in urls}
+        moments = [moment for times in arrivals.values() for moment in times]
+        assert len(moments) == (await stats(server))["ladbs"] >= 2
+        assert all(before <= moment <= time.time() for moment in moments)
+        await client.post("/_control/stats/reset")
+        assert (await client.get("/_control/arrivals")).json() == {"arrivals": {}}
