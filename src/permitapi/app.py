@@ -11,6 +11,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from permitapi import __version__
+from permitapi.account import key_invalidation
 from permitapi.config import Settings, get_settings
 from permitapi.context import AppContext
 from permitapi.db.engine import create_engine, create_sessionmaker
@@ -35,6 +36,7 @@ from permitapi.sources.gateway import SourceGateway
 from permitapi.sources.http import PortalHttp
 from permitapi.sources.policies import build_policies, default_policy
 from permitapi.sources.registry import Directory, default_directory
+from permitapi.sources.shared_circuit import SharedCircuits
 from permitapi.sources.shared_pace import SharedPacer
 from permitapi.usage.burst import BurstLimiter
 from permitapi.usage.endpoints import router as usage_router
@@ -72,6 +74,11 @@ def build_context(
             if settings.redis_url
             else None
         ),
+        shared_circuits=(
+            SharedCircuits(settings.redis_url, settings.redis_namespace)
+            if settings.redis_url
+            else None
+        ),
     )
     return AppContext(
         settings=settings,
@@ -104,6 +111,9 @@ def create_app(
         app.state.ctx = ctx
         async with contextlib.AsyncExitStack() as stack:
             await stack.enter_async_context(tool_server.running())
+            await stack.enter_async_context(
+                key_invalidation.listening(settings.redis_url, settings.redis_namespace)
+            )
             for enter in extra_lifespans or []:
                 await stack.enter_async_context(enter(ctx))
             gc_before = gc_tuning.apply_thresholds(settings.gc_thresholds)

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import typer
 import uvicorn
 
+from permitapi.account import key_invalidation
 from permitapi.account import service as accounts
 from permitapi.account.plans import PlanName
 from permitapi.config import DEFAULT_SQLITE_PATH, Settings, sqlite_url
@@ -52,6 +53,15 @@ async def _with_session(settings: Settings, work: Any) -> Any:
             return await work(session)
     finally:
         await engine.dispose()
+
+
+def _announce(settings: Settings, message: str) -> None:
+    """Tell the running API processes to drop a changed key from their caches (after the
+    change committed); without Redis they notice within their key-cache TTL."""
+    if settings.redis_url:
+        asyncio.run(
+            key_invalidation.announce(settings.redis_url, settings.redis_namespace, message)
+        )
 
 
 def _run(settings: Settings, work: Any) -> Any:
@@ -113,6 +123,7 @@ def keys_deactivate(key: str) -> None:
         await accounts.deactivate_key(session, key, SystemClock().now())
 
     _run(settings, work)
+    _announce(settings, key_invalidation.KEY_PREFIX + accounts.hash_key(key))
     typer.echo("key deactivated")
 
 
@@ -125,6 +136,7 @@ def accounts_set_plan(account_id: str, plan: PlanName) -> None:
         await accounts.set_plan(session, account_id, plan)
 
     _run(settings, work)
+    _announce(settings, key_invalidation.ACCOUNT_PREFIX + account_id)
     typer.echo(f"account {account_id} is now on {plan.value}")
 
 

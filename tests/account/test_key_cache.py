@@ -35,10 +35,11 @@ def ticks() -> Clock:
 
 
 async def _set_plan(ctx: AppContext, raw_key: str, plan: PlanName) -> None:
+    """Another process re-plans the account: the row changes, this process is not told."""
     async with ctx.transaction() as session:
         principal = await accounts.resolve_key(session, raw_key)
         assert principal is not None
-        await accounts.set_plan(session, principal.account_id, plan)
+        assert await account_repository.set_plan(session, principal.account_id, plan.value)
 
 
 async def _settle(cache: KeyCache) -> None:

@@ -8,7 +8,7 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from pydantic import SecretStr
-from sqlalchemy import update
+from sqlalchemy import delete, update
 
 from permitapi.app import create_app
 from permitapi.config import Settings
@@ -16,7 +16,9 @@ from permitapi.context import AppContext
 from permitapi.kit.clock import FrozenClock
 from permitapi.kit.ids import new_uuid
 from permitapi.operation.models import Operation
+from permitapi.watch.models import WatchedPermit
 from permitapi.webhook.models import WebhookDelivery
+from permitapi.worker.leases import JobLease
 from tests.support.accounts import make_account
 from tests.support.fake_portal import FakePortal, snapshot
 
@@ -169,3 +171,33 @@ async def test_a_metrics_token_guards_the_scrape(guarded_client: httpx.AsyncClie
     allowed = await guarded_client.get("/metrics", headers={"Authorization": "Bearer scrape-me"})
     assert allowed.status_code == 200
     assert "permitapi_http_requests_total" in allowed.text
+
+
+async def test_watch_checks_and_daily_passes_are_queues_too(
+    client: httpx.AsyncClient, ctx: AppContext, clock: FrozenClock
+) -> None:
+    now = clock.now()
+    async with ctx.transaction() as session:
+        await session.execute(delete(WatchedPermit))
+        await session.execute(delete(JobLease))
+        for number, minutes in (("A-1", -10), ("A-2", -4), ("A-3", 30)):
+            session.add(
+                WatchedPermit(
+                    jurisdiction="ladbs",
+                    permit_number=number,
+                    next_check_at=now + timedelta(minutes=minutes),
+                )
+            )
+        # Saved searches last completed 25 hours ago: due for an hour. permit_created
+        # completed an hour ago: not due.
+        session.add(JobLease(name="saved-searches", last_completed_at=now - timedelta(hours=25)))
+        session.add(JobLease(name="permit-created", last_completed_at=now - timedelta(hours=1)))
+    scraped = await scrape(client)
+    assert value(scraped, "permitapi_job_queue_depth", kind="watch_checks") == 2
+    assert value(scraped, "permitapi_job_oldest_due_age_seconds", kind="watch_checks") == 600
+    assert value(scraped, "permitapi_job_queue_depth", kind="saved-searches") == 1
+    assert value(scraped, "permitapi_job_oldest_due_age_seconds", kind="saved-searches") == 3600
+    assert value(scraped, "permitapi_job_queue_depth", kind="permit-created") == 0
+    async with ctx.transaction() as session:
+        await session.execute(delete(WatchedPermit))
+        await session.execute(delete(JobLease))

@@ -7,9 +7,10 @@ replaces it, so a busy key never waits for its own re-read (on a loaded server t
 read took over 100 ms: every thread hop of the async driver waits a whole pass of the event
 loop). A key unused for a further `ttl` expires and is read synchronously on its next use.
 
-So a key re-planned by another process is seen within about `ttl` plus one read; deactivation
-is enforced by every credit reservation's own `is_active` check (permit/hot_repository.py,
-usage.reserve), and `account.service.deactivate_key` in this process drops the entry at once.
+So a key re-planned by another process is seen within about `ttl` plus one read, or at once
+when Redis carries the change (account/key_invalidation.py); deactivation is also enforced by
+every credit reservation's own `is_active` check (permit/hot_repository.py, usage.reserve), and
+`account.service.deactivate_key` in this process drops the entry at once.
 """
 
 from __future__ import annotations
@@ -56,6 +57,9 @@ class KeyCache:
         self._clock = clock
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
         self._refreshing: dict[str, asyncio.Task[None]] = {}
+        # Bumped by every invalidation: a read that started before one must not cache what it
+        # read (it may be the row as it was before the change).
+        self._generation = 0
         _caches.add(self)
 
     async def resolve(
@@ -77,11 +81,14 @@ class KeyCache:
     async def _read(
         self, maker: async_sessionmaker[AsyncSession], raw_key: str, key_hash: str
     ) -> Principal | None:
+        generation = self._generation
         async with maker() as session:
             principal = await resolve_key(session, raw_key)
         if principal is None:
             self._entries.pop(key_hash, None)
             return None
+        if generation != self._generation:
+            return principal
         now = self._clock()
         refresh_at = now + self.ttl * random.uniform(1 - TTL_JITTER, 1 + TTL_JITTER)
         self._entries[key_hash] = _Entry(refresh_at, refresh_at + self.ttl, principal)
@@ -107,13 +114,23 @@ class KeyCache:
         self._refreshing[key_hash] = asyncio.get_running_loop().create_task(refresh())
 
     def invalidate(self, key_hash: str) -> None:
+        self._generation += 1
         self._entries.pop(key_hash, None)
         task = self._refreshing.pop(key_hash, None)
         if task is not None:
             # A read that started before the deactivation must not put the key back.
             task.cancel()
 
+    def invalidate_account(self, account_id: str) -> None:
+        """Drop every key of one account (a plan or add-on change); a scan, as such changes
+        are rare and the cache is bounded."""
+        for key_hash, entry in list(self._entries.items()):
+            if entry.principal.account_id == account_id:
+                self.invalidate(key_hash)
+        self._generation += 1
+
     def clear(self) -> None:
+        self._generation += 1
         self._entries.clear()
 
     async def aclose(self) -> None:
@@ -130,3 +147,14 @@ def invalidate_everywhere(key_hash: str) -> None:
     """Drop a key from every cache of this process (called on deactivation)."""
     for cache in list(_caches):
         cache.invalidate(key_hash)
+
+
+def invalidate_account_everywhere(account_id: str) -> None:
+    """Drop an account's keys from every cache of this process (a plan change)."""
+    for cache in list(_caches):
+        cache.invalidate_account(account_id)
+
+
+def clear_everywhere() -> None:
+    for cache in list(_caches):
+        cache.clear()

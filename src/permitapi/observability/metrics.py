@@ -3,7 +3,8 @@
 Counters and histograms are module-level so that any layer (the request middleware, the
 source gateway, the delivery engine, the problem renderer) records without holding the app;
 gauges that describe shared state (queue depth, circuit states) are computed when /metrics is
-scraped, from the database and the process's circuit breakers, so they are never stale.
+scraped, from the database and the circuit breakers (shared through Redis when configured, else
+the process's own), so they are never stale.
 
 Each process has its own counters (one scrape target per process, the usual Prometheus
 model); the queue gauges read the shared database, so any process reports the same values.
@@ -56,7 +57,8 @@ DELIVERY_OUTCOMES: Final = Counter(
 )
 CIRCUIT_STATE: Final = Gauge(
     "permitapi_circuit_state",
-    "Circuit breaker state per source in this process: 0 closed, 1 half-open, 2 open.",
+    "Circuit breaker state per source (shared through Redis when configured, else this "
+    "process's): 0 closed, 1 half-open, 2 open.",
     ("source",),
     registry=REGISTRY,
 )

@@ -7,14 +7,16 @@ minimum over the indexes those tables already have for their workers' claims.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from permitapi.db.base import stored_utc
 from permitapi.operation.models import Operation
+from permitapi.watch.models import WatchedPermit
 from permitapi.webhook.models import WebhookDelivery
+from permitapi.worker.leases import JobLease
 
 
 @dataclass(frozen=True)
@@ -44,3 +46,30 @@ async def due_deliveries(session: AsyncSession, now: datetime) -> QueueStats:
         )
     ).one()
     return QueueStats("webhook_deliveries", int(row[0]), stored_utc(row[1]))
+
+
+async def due_watch_checks(session: AsyncSession, now: datetime) -> QueueStats:
+    row = (
+        await session.execute(
+            select(func.count(), func.min(WatchedPermit.next_check_at)).where(
+                WatchedPermit.next_check_at <= now
+            )
+        )
+    ).one()
+    return QueueStats("watch_checks", int(row[0]), stored_utc(row[1]))
+
+
+async def due_pass(
+    session: AsyncSession, name: str, period: timedelta, now: datetime
+) -> QueueStats:
+    """A once-a-period pass (job_leases) as a queue of one: due when it never completed or
+    its last completion is a period old; due since then."""
+    last = stored_utc(
+        (
+            await session.execute(select(JobLease.last_completed_at).where(JobLease.name == name))
+        ).scalar_one_or_none()
+    )
+    if last is None:
+        return QueueStats(name, 1, None)
+    due_at = last + period
+    return QueueStats(name, 1, due_at) if due_at <= now else QueueStats(name, 0, None)

@@ -7,9 +7,15 @@ import logging
 from permitapi.context import AppContext
 from permitapi.observability import queue_repository
 from permitapi.observability.metrics import CIRCUIT_STATE, QUEUE_DEPTH, QUEUE_OLDEST_AGE
+from permitapi.permit_created import monitor as permit_created
+from permitapi.saved_search import jobs as saved_searches
 from permitapi.sources.circuit import CircuitState
 
 log = logging.getLogger("permitapi.metrics")
+DAILY_PASSES = (
+    (saved_searches.NAME, saved_searches.PERIOD),
+    (permit_created.NAME, permit_created.PERIOD),
+)
 CIRCUIT_VALUES = {CircuitState.CLOSED: 0, CircuitState.HALF_OPEN: 1, CircuitState.OPEN: 2}
 
 
@@ -18,13 +24,18 @@ async def refresh_gauges(ctx: AppContext) -> None:
     were (the scrape still answers: the counters matter most when the database is down)."""
     now = ctx.clock.now()
     for jurisdiction in ctx.directory.all():
-        state = ctx.http.circuit(jurisdiction.slug).state
+        state = (await ctx.http.circuit_state(jurisdiction.slug)).state
         CIRCUIT_STATE.labels(jurisdiction.slug).set(CIRCUIT_VALUES.get(state, 0))
     try:
         async with ctx.sessionmaker() as session:
             stats = [
                 await queue_repository.due_operations(session, now),
                 await queue_repository.due_deliveries(session, now),
+                await queue_repository.due_watch_checks(session, now),
+                *[
+                    await queue_repository.due_pass(session, name, period, now)
+                    for name, period in DAILY_PASSES
+                ],
             ]
     except Exception:
         log.warning("queue gauges not refreshed: the database did not answer", exc_info=True)

@@ -23,7 +23,7 @@ async def status_page(ctx: Ctx) -> StatusPage:
     now = ctx.clock.now()
     async with ctx.sessionmaker() as session:
         report = await service.health_report(
-            session, ctx.directory, now=now, circuit_of=ctx.http.circuit
+            session, ctx.directory, now=now, circuit_of=ctx.http.circuit_state
         )
     counts = Counter(item.status for item in report)
     return StatusPage.model_validate(

@@ -15,7 +15,7 @@ short transaction.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -79,14 +79,14 @@ async def health_report(
     directory: Directory,
     *,
     now: datetime,
-    circuit_of: Callable[[str], CircuitSnapshot] | None = None,
+    circuit_of: Callable[[str], Awaitable[CircuitSnapshot]] | None = None,
 ) -> list[SourceHealth]:
     """Health of every jurisdiction in the directory, in directory order."""
     aggregates = await repository.aggregates(session, now - WINDOW)
     report = []
     for item in directory:
         aggregate = aggregates.get(item.slug)
-        circuit = circuit_of(item.slug).state if circuit_of else CircuitState.CLOSED
+        circuit = (await circuit_of(item.slug)).state if circuit_of else CircuitState.CLOSED
         total = aggregate.window_total if aggregate else 0
         report.append(
             SourceHealth(

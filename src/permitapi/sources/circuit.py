@@ -10,6 +10,11 @@ While open, requests are refused without touching the network (`RetryLater(reaso
 until it settles. Failures are transient portal failures (timeouts, connection errors, 5xx,
 throttling, maintenance and error pages); a login wall or an unparseable page is not an outage
 and does not count, and neither does a 404.
+
+A `CircuitBreaker` is one process's state. With `PERMITAPI_REDIS_URL` set, `PortalHttp` decides
+by the state every process shares through Redis (`shared_circuit.py`: the same transitions, and
+one half-open trial across all processes) and keeps this breaker up to date beside it, so it
+decides alone, per process, while Redis does not answer.
 """
 
 from __future__ import annotations

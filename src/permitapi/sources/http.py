@@ -2,9 +2,11 @@
 
 Responsibilities: per-source timeouts (connect 5 s, read 30 s by default), bounded jittered
 retries for idempotent reads, per-host politeness (a concurrency cap, an optional token bucket
-and an optional minimum interval between request starts), a circuit breaker per source, an
-honest User-Agent, response size caps, and recognition of maintenance pages, error pages, login
-redirects and CSRF refusals as typed errors (never "not found").
+and an optional minimum interval between request starts), a circuit breaker per source (its
+state shared by every process through Redis when `shared_circuits` is given, else per process;
+see `shared_circuit.py`), an honest User-Agent, response size caps, and recognition of
+maintenance pages, error pages, login redirects and CSRF refusals as typed errors (never "not
+found").
 
 What a request can end in:
 
@@ -39,7 +41,8 @@ import dataclasses
 import http.cookiejar
 import random
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -52,6 +55,7 @@ from permitapi import __version__
 from permitapi.sources.base import PortalChanged, RetryLater
 from permitapi.sources.circuit import CircuitBreaker, CircuitSnapshot
 from permitapi.sources.pages import classify_page, classify_url
+from permitapi.sources.shared_circuit import Admission, SharedCircuits
 from permitapi.sources.shared_pace import SharedPacer
 
 USER_AGENT = (
@@ -65,6 +69,9 @@ DEFAULT_RETRY_AFTER = {
     "server_error": 60.0,
     "throttled": 60.0,
 }
+# A shared half-open trial is leased for the attempt's timeouts plus this (pacing waits, body
+# download); a trial holder that died frees the circuit for another process after the lease.
+TRIAL_MARGIN_SECONDS = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,9 +253,13 @@ class PortalHttp:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         monotonic: Callable[[], float] = time.monotonic,
         shared_pacer: SharedPacer | None = None,
+        shared_circuits: SharedCircuits | None = None,
     ) -> None:
         self.portal_base_url = portal_base_url
         self._shared_pacer = shared_pacer
+        self._shared_circuits = shared_circuits
+        # Shared-trial releases still running for requests that were cancelled (`_in_background`).
+        self._releases: set[asyncio.Task[Any]] = set()
         self._policies = dict(policies or {})
         self._default_policy = default_policy or SourcePolicy()
         self._sleep = sleep
@@ -272,13 +283,31 @@ class PortalHttp:
 
     # -- configuration and state ---------------------------------------------------------------
     def policy(self, source: str) -> SourcePolicy:
-        return self._policies.get(source, self._default_policy)
+        found = self._policies.get(source)
+        if found is None and ":" in source:
+            # A part of a source with its own circuit ("epicla:energov") still owes the
+            # source's politeness: without this its requests went out unpaced.
+            found = self._policies.get(source.rsplit(":", 1)[0])
+        return found or self._default_policy
 
     def url(self, real_url: str) -> str:
         return rewrite_for_simulator(real_url, self.portal_base_url)
 
     def circuit(self, source: str) -> CircuitSnapshot:
-        """The breaker state of one source (closed when it never failed)."""
+        """This process's own breaker state of one source (closed when it never failed). With
+        shared circuits, `circuit_state` is the state requests are decided by."""
+        return self._breaker(source).snapshot()
+
+    async def circuit_state(self, source: str) -> CircuitSnapshot:
+        """The breaker state requests on `source` are decided by: the one shared through Redis
+        when configured and answering, else this process's own."""
+        if self._shared_circuits is not None:
+            policy = self.policy(source)
+            shared = await self._shared_circuits.snapshot(
+                source, cooldown_seconds=policy.circuit_cooldown_seconds
+            )
+            if shared is not None:
+                return shared
         return self._breaker(source).snapshot()
 
     def _breaker(self, source: str) -> CircuitBreaker:
@@ -332,15 +361,17 @@ class PortalHttp:
         breaker = self._breaker(source)
         retries_allowed = method.upper() in IDEMPOTENT_METHODS if idempotent is None else idempotent
         attempts = policy.max_attempts if retries_allowed else 1
+        token = uuid.uuid4().hex  # names this request's claim on a shared half-open trial
         last_error: RetryLater | None = None
         for attempt in range(1, max(1, attempts) + 1):
-            if not breaker.allow():
+            admission = await self._admit(source, policy, breaker, token)
+            if not admission.allowed:
                 if last_error is not None:
                     raise last_error
                 raise RetryLater(
                     source,
                     "circuit open after repeated failures; no request sent",
-                    retry_after=breaker.retry_in(),
+                    retry_after=admission.retry_in_seconds,
                     reason="circuit_open",
                 )
             try:
@@ -353,7 +384,7 @@ class PortalHttp:
                     check_page,
                 )
             except _Retryable as failure:
-                breaker.record_failure()
+                await self._record_failure(source, policy, breaker)
                 last_error = failure.error
                 server_wait = failure.server_wait or 0.0
                 if attempt >= attempts or server_wait > policy.max_retry_wait_seconds:
@@ -361,16 +392,67 @@ class PortalHttp:
                 await self._sleep(self._backoff(policy, attempt, server_wait))
                 continue
             except RetryLater:
-                breaker.record_failure()  # not retried in-request (403 throttling)
+                await self._record_failure(source, policy, breaker)  # 403 throttling: no retry
+                raise
+            except Exception:
+                # Blocked, PortalChanged: nothing learned about availability.
+                breaker.record_neutral()
+                if admission.trial:
+                    await self._release_trial(source, token)
                 raise
             except BaseException:
-                # Blocked, PortalChanged, cancellation: nothing learned about availability.
+                # Cancellation: an await here could be cancelled again, so the shared trial
+                # is released in the background.
                 breaker.record_neutral()
+                if admission.trial:
+                    self._in_background(self._release_trial(source, token))
                 raise
             breaker.record_success()
+            if self._shared_circuits is not None:
+                await self._shared_circuits.record_success(source)
             return response
         assert last_error is not None  # the loop either returns or raises
         raise last_error
+
+    # -- circuit breaker -----------------------------------------------------------------------
+    # Outcomes always go to this process's breaker too, so it is ready to decide when Redis
+    # stops answering; while Redis answers, Redis decides.
+    async def _admit(
+        self, source: str, policy: SourcePolicy, breaker: CircuitBreaker, token: str
+    ) -> Admission:
+        if self._shared_circuits is not None:
+            shared = await self._shared_circuits.allow(
+                source,
+                cooldown_seconds=policy.circuit_cooldown_seconds,
+                trial_seconds=_trial_seconds(policy),
+                token=token,
+            )
+            if shared is not None:
+                return shared
+        if breaker.allow():
+            return Admission(allowed=True, trial=False, retry_in_seconds=0.0)
+        return Admission(allowed=False, trial=False, retry_in_seconds=breaker.retry_in())
+
+    async def _record_failure(
+        self, source: str, policy: SourcePolicy, breaker: CircuitBreaker
+    ) -> None:
+        breaker.record_failure()
+        if self._shared_circuits is not None:
+            await self._shared_circuits.record_failure(
+                source,
+                failure_threshold=policy.circuit_failure_threshold,
+                cooldown_seconds=policy.circuit_cooldown_seconds,
+                trial_seconds=_trial_seconds(policy),
+            )
+
+    async def _release_trial(self, source: str, token: str) -> None:
+        if self._shared_circuits is not None:
+            await self._shared_circuits.release_trial(source, token)
+
+    def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._releases.add(task)
+        task.add_done_callback(self._releases.discard)
 
     @staticmethod
     def _backoff(policy: SourcePolicy, attempt: int, server_wait: float) -> float:
@@ -481,8 +563,12 @@ class PortalHttp:
 
     async def aclose(self) -> None:
         await self._client.aclose()
+        if self._releases:
+            await asyncio.gather(*self._releases, return_exceptions=True)
         if self._shared_pacer is not None:
             await self._shared_pacer.aclose()
+        if self._shared_circuits is not None:
+            await self._shared_circuits.aclose()
 
 
 class _TooLarge(Exception):
@@ -496,6 +582,11 @@ class _Body:
     json: Any
     headers: Mapping[str, str] | None
     cookies: httpx.Cookies | None
+
+
+def _trial_seconds(policy: SourcePolicy) -> float:
+    """The worst-case duration of one attempt: how long a shared half-open trial is leased."""
+    return policy.connect_timeout + policy.read_timeout + TRIAL_MARGIN_SECONDS
 
 
 def _retry_later(
