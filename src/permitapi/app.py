@@ -6,7 +6,7 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from fastapi import APIRouter, FastAPI
+from fastapi import FastAPI
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
@@ -45,6 +45,7 @@ from permitapi.web.docs import install_docs
 from permitapi.web.openapi import build_openapi
 from permitapi.web.problems import install_problem_handlers
 from permitapi.web.request_context import RequestContextMiddleware
+from permitapi.web.route_guard import guard_included_routers
 from permitapi.webhook.endpoints import router as webhook_router
 
 API_PREFIX = "/api/v1"
@@ -138,22 +139,24 @@ def create_app(
     install_problem_handlers(app)
     app.add_middleware(RequestContextMiddleware, api_prefix=API_PREFIX)
 
-    api = APIRouter(prefix=API_PREFIX)
-    # Routes are matched in order, one pattern at a time: the status lookup (the hot path)
-    # goes first. Its pattern, /permits/{permit_number}/status, shadows no other route.
-    # The resource router stays after discovery: /permits/search must never reach
-    # /permits/{permit_id}.
-    api.include_router(permit_router)
-    api.include_router(discovery_router)
-    api.include_router(jurisdiction_router)
-    api.include_router(usage_router)
-    api.include_router(operation_router)
-    api.include_router(webhook_router)
-    api.include_router(events_router)
-    api.include_router(saved_search_router)
-    api.include_router(watch_router)
-    api.include_router(permit_resource_router)
-    app.include_router(api)
+    # Routes are matched in order: the status lookup (the hot path) goes first. Its pattern,
+    # /permits/{permit_number}/status, shadows no other route. The resource router stays after
+    # discovery: /permits/search must never reach /permits/{permit_id}. Each router is
+    # included at the top level (not under one /api/v1 router) so that route_guard can skip
+    # a whole router whose paths cannot match.
+    for router in (
+        permit_router,
+        discovery_router,
+        jurisdiction_router,
+        usage_router,
+        operation_router,
+        webhook_router,
+        events_router,
+        saved_search_router,
+        watch_router,
+        permit_resource_router,
+    ):
+        app.include_router(router, prefix=API_PREFIX)
     app.include_router(health_router)
     app.include_router(metrics_router)
     app.include_router(source_status_router)
@@ -164,6 +167,7 @@ def create_app(
     for prefix, mounted in (mounts or {}).items():
         app.mount(prefix, mounted)
     install_docs(app)
+    guard_included_routers(app)
     app.openapi = lambda: build_openapi(app)  # type: ignore[method-assign]
     return app
 
