@@ -104,11 +104,13 @@ def _wait_listening(process: subprocess.Popen[bytes], port: int, what: str) -> N
 
 
 @contextlib.contextmanager
-def uvicorn_app(factory: str, env: dict[str, str], what: str) -> Iterator[Process]:
+def uvicorn_app(
+    factory: str, env: dict[str, str], what: str, workers: int = 1
+) -> Iterator[Process]:
     port = free_port()
     command = [
         sys.executable, "-m", "uvicorn", factory, "--factory",
-        "--host", "127.0.0.1", "--port", str(port), "--workers", "1",
+        "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
         "--no-access-log", "--log-level", "warning", "--loop", "uvloop", "--http", "httptools",
     ]  # fmt: skip
     full_env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}:{ROOT}", **env}
@@ -127,9 +129,25 @@ class Process:
     pid: int
 
     def cpu_seconds(self) -> float:
-        """User + system CPU time of the process so far (all its threads)."""
-        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        """User + system CPU time so far of the process and its children (uvicorn's worker
+        processes when it runs several), all threads."""
+        return sum(_cpu_of(pid) for pid in _tree(self.pid))
+
+
+def _cpu_of(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _tree(pid: int) -> list[int]:
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except FileNotFoundError:
+        return [pid]
+    return [pid, *(found for child in children for found in _tree(int(child)))]
 
 
 @contextlib.contextmanager
@@ -146,17 +164,26 @@ def simulator(latency: float, ladbs_permits: int = 400) -> Iterator[Process]:
 
 @contextlib.contextmanager
 def server(
-    url: str, sim: Process, policies: dict[str, dict[str, float]] | None = None
+    url: str,
+    sim: Process,
+    policies: dict[str, dict[str, float]] | None = None,
+    *,
+    workers: int = 1,
+    redis_url: str | None = None,
 ) -> Iterator[Process]:
     """The API (`bench/app.py`) on `url`, every portal pointed at the simulator `sim`;
-    `policies` is PERMITAPI_SOURCE_POLICIES (per platform or slug)."""
+    `policies` is PERMITAPI_SOURCE_POLICIES (per platform or slug); `workers` API processes
+    behind one port (uvicorn's), sharing `redis_url` when given."""
     env = {
         "PERMITAPI_DATABASE_URL": url,
         "PERMITAPI_ENVIRONMENT": "test",
         "PERMITAPI_PORTAL_BASE_URL": f"http://127.0.0.1:{sim.port}",
         "PERMITAPI_SOURCE_POLICIES": json.dumps(policies or {}),
     }
-    with uvicorn_app("bench.app:create", env, "bench server") as process:
+    if redis_url:
+        env["PERMITAPI_REDIS_URL"] = redis_url
+        env["PERMITAPI_REDIS_NAMESPACE"] = f"permitapi-bench-{os.getpid()}"
+    with uvicorn_app("bench.app:create", env, "bench server", workers) as process:
         yield process
 
 

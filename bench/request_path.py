@@ -5,6 +5,8 @@ service's own bare endpoint (the same handler behind the service's middleware an
 and a cached status lookup (auth, burst window, meter reservation, cache read, full record);
 then the API process's resident memory after `--requests` more cached lookups. Targets:
 bare >= 0.85x the plain app, cached lookup >= 0.5x with p99 <= 25 ms, RSS <= 200 MB.
+On PostgreSQL it then compares two API processes with one (both sharing Redis, as a scaled-out
+deployment does), printing where the two cores went: load generator, API processes, PostgreSQL.
 
     python bench/request_path.py --db sqlite|postgresql [--duration 8] [--connections 64]
         [--requests 100000]
@@ -12,10 +14,14 @@ bare >= 0.85x the plain app, cached lookup >= 0.5x with p99 <= 25 ms, RSS <= 200
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
+from typing import Any
 
 from harness import (
+    Process,
+    Stats,
     arguments,
     database,
     get,
@@ -35,6 +41,49 @@ def rss_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/12")
+
+
+def postgres_cpu_seconds() -> float:
+    """CPU time used so far by every process named postgres on the machine."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        name, _, rest = text.partition(" (")[2].partition(") ")
+        if name == "postgres":
+            fields = rest.split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def scale_out(url: str, sim: Process, keys: list[str], permit: str, args: Any) -> list[str]:
+    """Cached lookups served by one API process, then by two, both on Redis: report lines."""
+    path = f"/api/v1/permits/{permit}/status"
+    results: dict[int, tuple[Stats, float]] = {}
+    for workers in (1, 2):
+        with server(url, sim, workers=workers, redis_url=REDIS_URL) as api:
+            requests = [get(path, key, api.port) for key in keys]
+
+            def lookup(i: int, requests: list[bytes] = requests) -> bytes:
+                return requests[i]
+
+            run(load(api.port, lookup, args.connections, 2.0))
+            pg_before = postgres_cpu_seconds()
+            stats = run(load(api.port, lookup, args.connections, args.duration, api))
+            results[workers] = (stats, postgres_cpu_seconds() - pg_before)
+    lines = []
+    for workers, (stats, pg_cpu) in results.items():
+        label = f"{workers} API process{'es' if workers > 1 else ''} + Redis"
+        lines.append(stats.line(label))
+        lines.append(stats.cpu_line(label) + f", PostgreSQL {pg_cpu / stats.elapsed:.2f} cores")
+    one, two = results[1][0], results[2][0]
+    lines.append(f"two API processes / one: {two.rps / one.rps:.2f}")
+    return lines
 
 
 def main() -> None:
@@ -67,6 +116,7 @@ def main() -> None:
                 sent += len(stats.latencies)
             rss_after = rss_mb(api.pid)
             soak_seconds = time.perf_counter() - began
+        scaled = scale_out(url, sim, keys, permit, args) if args.db == "postgresql" else []
     print(f"database: {args.db}; connections: {args.connections}; {args.duration:.0f} s each")
     print(baseline.line("plain FastAPI bare"))
     print(bare.line("service bare endpoint"))
@@ -78,6 +128,8 @@ def main() -> None:
         f"API RSS: {rss_before:.0f} MB before, {rss_after:.0f} MB after {sent} more cached "
         f"lookups ({soak_seconds:.0f} s)  (target <= 200 MB)"
     )
+    for line in scaled:
+        print(line)
     print(f"cached lookup p99: {cached.percentile(99):.1f} ms (target <= 25 ms)")
     print(f"request_path_cached: {cached.rps / baseline.rps:.2f} (target 0.5)")
     print(f"request_path: {bare.rps / baseline.rps:.2f} (target 0.85)")
