@@ -16,6 +16,7 @@ A full fetch goes through `permit.refresh`, so its events are emitted exactly as
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections import defaultdict
 from collections.abc import Callable
@@ -41,6 +42,8 @@ PASS_EVERY: Final = timedelta(minutes=5)
 PASS_LEASE: Final = timedelta(minutes=30)
 FETCH_CHUNK: Final = 25
 READ_SLICE: Final = 200
+# watched_permits.change_signature is VARCHAR(400).
+SIGNATURE_MAX: Final = 400
 
 
 @dataclass
@@ -59,6 +62,22 @@ class CheckSummary:
 
 
 Progress = Callable[[int], None]
+
+
+def storable_signature(signature: str) -> str:
+    """A change signature in the form compared and stored: unchanged when it fits the column;
+    otherwise its status text (what `_same_status` reads), cut to fit, and a digest of the
+    whole, so that every change is still told apart.
+
+    An Accela probe's signature lists every completed inspection, unbounded: PostgreSQL
+    refused to store a longer one, so the pass failed at that agency every time and never
+    checked the jurisdictions after it (their events were lost for good); SQLite stored it.
+    """
+    if len(signature) <= SIGNATURE_MAX:
+        return signature
+    digest = "sha256:" + hashlib.sha256(signature.encode()).hexdigest()
+    status = signature.split("|", 1)[0][: SIGNATURE_MAX - len(digest) - 1]
+    return f"{status}|{digest}"
 
 
 def _same_status(feed_signature: str, stored_raw_status: str | None) -> bool:
@@ -143,7 +162,12 @@ class WatchCheck:
     ) -> None:
         numbers = [row.permit_number for row in rows]
         try:
-            signatures = await ctx.gateway.change_signatures(jurisdiction, numbers)
+            signatures = {
+                number: storable_signature(signature)
+                for number, signature in (
+                    await ctx.gateway.change_signatures(jurisdiction, numbers)
+                ).items()
+            }
         except SourceError as exc:
             await self._failed(ctx, rows, f"change feed: {exc.message}"[:300])
             summary.failed += len(rows)
@@ -257,7 +281,9 @@ class WatchCheck:
                 continue
             url, raw_status = page
             try:
-                signature = await ctx.gateway.probe_signature(jurisdiction, row.permit_number, url)
+                signature = storable_signature(
+                    await ctx.gateway.probe_signature(jurisdiction, row.permit_number, url)
+                )
             except SourceError:
                 changed.append(row)  # a stale page link or an outage: the full read decides
                 continue
