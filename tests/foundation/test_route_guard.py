@@ -13,7 +13,7 @@ from starlette.routing import Match
 
 from permitapi.app import create_app
 from permitapi.config import Settings
-from permitapi.web.route_guard import GuardedIncludedRouter, literal_prefixes
+from permitapi.web.route_guard import GuardedIncludedRouter, Paths
 
 METHODS = ("GET", "POST", "PATCH", "DELETE")
 
@@ -57,7 +57,7 @@ def test_a_guard_never_changes_what_a_router_answers(app: FastAPI) -> None:
                 got = router.matches(scope_for(path, method))[0]
                 assert got == expected, (path, method, router.literal_prefixes)
                 checked += 1
-                if not path.startswith(router.literal_prefixes):
+                if path not in router.exact_paths and not path.startswith(router.literal_prefixes):
                     skipped += 1
                     assert got == Match.NONE
     # The guard did skip most routers for most paths: that is its point.
@@ -71,7 +71,19 @@ def test_literal_prefixes_stop_at_the_first_parameter(app: FastAPI) -> None:
         if isinstance(r, GuardedIncludedRouter)
         and any(p.startswith("/api/v1/permits") for p in r.literal_prefixes)
     )
-    prefixes = literal_prefixes(status_router.original_router, "/api/v1")
-    assert prefixes is not None
-    assert "/api/v1/permits/" in prefixes  # /permits/{permit_number}/status
-    assert all("{" not in prefix for prefix in prefixes)
+    found = Paths()
+    assert found.collect(status_router.original_router, "/api/v1")
+    assert "/api/v1/permits/" in found.prefixes  # /permits/{permit_number}/status
+    assert all("{" not in path for path in found.prefixes | found.exact)
+
+
+def test_routes_without_parameters_are_matched_by_equality(app: FastAPI) -> None:
+    playground = next(
+        r
+        for r in app.router.routes
+        if isinstance(r, GuardedIncludedRouter) and "/playground" in r.exact_paths
+    )
+    # The page at "/" would make "/" a prefix of every path: as an exact path it skips all.
+    assert "/" in playground.exact_paths
+    assert "/" not in playground.literal_prefixes
+    assert playground.matches(scope_for("/bench/bare", "GET"))[0] == Match.NONE
