@@ -42,3 +42,14 @@ async def test_null_keeps_the_interpreter_s_thresholds(
     application = create_app(settings.model_copy(update={"gc_thresholds": None}))
     async with application.router.lifespan_context(application):
         assert gc.get_threshold() == python_defaults
+
+
+async def test_what_exists_at_startup_is_frozen_while_the_app_runs(
+    settings: Settings, python_defaults: tuple[int, int, int]
+) -> None:
+    gc.unfreeze()
+    application = create_app(settings)
+    async with application.router.lifespan_context(application):
+        # Full passes skip everything the app (and this test process) built before it ran.
+        assert gc.get_freeze_count() > 10_000
+    assert gc.get_freeze_count() == 0  # collectable again once the app stopped

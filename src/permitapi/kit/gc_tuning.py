@@ -7,6 +7,12 @@ full collections of the whole heap (about 125,000 objects after startup). Each s
 the event loop for ~110 ms, stalling every in-flight request at once: the cached-lookup bench's
 p99 was made of these pauses (docs/decisions.md, "Benchmarks"). Larger thresholds let request
 garbage die young and make full passes rare.
+
+What exists once the app has started (modules, routes, schemas, the context) lives as long as
+the process, yet every full pass traversed it again. `apply_thresholds` also freezes it
+(`gc.freeze`: moved to a permanent generation the collector skips), so a full pass walks only
+what requests left behind; `restore` unfreezes it, so an app stopped in a longer-lived process
+(tests start hundreds) can be collected.
 """
 
 from __future__ import annotations
@@ -23,8 +29,10 @@ def apply_thresholds(thresholds: Thresholds | None) -> Thresholds:
     previous: Thresholds = gc.get_threshold()
     if thresholds is not None:
         gc.set_threshold(*thresholds)
+        gc.freeze()
     return previous
 
 
 def restore(previous: Thresholds) -> None:
     gc.set_threshold(*previous)
+    gc.unfreeze()
