@@ -221,19 +221,21 @@ def jobs_run(name: Annotated[str, typer.Argument(help="A job source, e.g. delive
     settings = Settings()
     logs.configure(settings.effective_log_format, settings.log_level)
 
-    async def main() -> int:
+    async def main() -> tuple[int, list[str]]:
         ctx = build_context(settings)
         worker = runner.Worker(ctx, [source])
         try:
-            return await worker.run_once()
+            return await worker.run_once(), worker.failed
         finally:
             await worker.aclose()
             await ctx.gateway.aclose()
             await ctx.engine.dispose()
 
-    handled = asyncio.run(main())
+    handled, failed = asyncio.run(main())
     if sys.stderr.isatty():
         typer.echo("", err=True)
+    if failed:
+        _fail(f"{name}: the pass failed (see the log above); {handled} handled before it did")
     summary = getattr(source, "last", None)
     detail = f" ({summary.line()})" if summary is not None and hasattr(summary, "line") else ""
     typer.echo(f"{name}: {handled} handled{detail}")

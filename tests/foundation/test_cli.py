@@ -125,6 +125,19 @@ def test_cli_errors(fresh_url: str, tmp_path: Path) -> None:
     assert "platinum" in bad_plan.stderr
 
 
+def test_jobs_run_exits_non_zero_when_the_pass_fails(fresh_url: str, tmp_path: Path) -> None:
+    env = cli_env(fresh_url, PERMITAPI_LOG_FORMAT="text")
+    # Not migrated: the retention pass cannot read its tables and raises.
+    failed = run_cli("jobs", "run", "retention", cwd=tmp_path, env=env)
+    assert failed.returncode == 1, failed.stdout
+    assert "retention: the pass failed" in failed.stderr
+    assert "job source retention failed" in failed.stderr  # the logged exception
+    assert run_cli("db", "upgrade", cwd=tmp_path, env=env).returncode == 0
+    done = run_cli("jobs", "run", "retention", cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("retention: ")
+
+
 def test_human_output_of_keys_create(tmp_path: Path) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'human.db'}"
     result = run_cli("keys", "create", "--plan", "free", cwd=tmp_path, env=cli_env(url))

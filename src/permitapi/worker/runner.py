@@ -86,6 +86,9 @@ class Worker:
         self.ctx = ctx
         self.sources = job_sources() if sources is None else sources
         self._stopping = asyncio.Event()
+        # Sources whose pass raised (logged, and the loop goes on): `permitapi jobs run` exits
+        # non-zero on them, so an operator's "run it now" does not report a crash as done.
+        self.failed: list[str] = []
 
     def stop(self) -> None:
         self._stopping.set()
@@ -95,6 +98,7 @@ class Worker:
             return await source.run_due(self.ctx)
         except Exception:
             log.exception("job source %s failed", source.name)
+            self.failed.append(source.name)
             return 0
 
     async def run_once(self) -> int:
