@@ -8,6 +8,7 @@ from datetime import date, timedelta
 from typing import Any
 
 import httpx
+import pytest
 from standardwebhooks import Webhook as Verifier
 
 from permitapi.context import AppContext
@@ -15,7 +16,7 @@ from permitapi.kit.clock import FrozenClock
 from permitapi.permit.refresh import refresh
 from permitapi.sources.base import Inspection, NormalizedStatus
 from permitapi.sources.registry import Jurisdiction
-from permitapi.watch.check import WatchCheck
+from permitapi.watch.check import WatchCheck, WatchCheckIncomplete
 from permitapi.webhook.engine import DeliveryJobs
 from tests.support.fake_portal import FakePortal, snapshot
 from tests.support.receiver import Receiver
@@ -252,3 +253,27 @@ async def test_one_worker_runs_a_check_pass_at_a_time(
     clock.advance(timedelta(minutes=6))
     assert await second.run_due(ctx) == 1
     assert portal.feed_requests == 1
+
+
+async def test_a_jurisdiction_that_crashes_does_not_stop_the_others(
+    client: httpx.AsyncClient, ctx: AppContext, clock: FrozenClock
+) -> None:
+    portal = FeedPortal().install(ctx)
+    portal.add(snapshot("ladbs", LADBS, "Plan Check", NormalizedStatus.IN_REVIEW))
+    portal.add(snapshot("aca:sandiego", ACCELA, "Issued", NormalizedStatus.ISSUED))
+    key = await new_key(ctx, "enterprise")
+    assert (await watch(client, key, LADBS)).status_code == 201
+    assert (await watch(client, key, ACCELA, jurisdiction="aca:sandiego")).status_code == 201
+    change(portal, "ladbs", LADBS, raw_status="Issued", status=NormalizedStatus.ISSUED)
+    check = WatchCheck()
+
+    async def crash(*_args: Any) -> None:
+        raise RuntimeError("a database error, say")
+
+    # Accela sorts first ("aca:sandiego" < "ladbs"): before, its crash ended the pass there.
+    check._one_by_one = crash  # type: ignore[method-assign]
+    clock.advance(timedelta(days=1, hours=2))
+    with pytest.raises(WatchCheckIncomplete, match="aca:sandiego"):
+        await check.run_due(ctx)
+    assert check.last.checked == 1  # LADBS was checked all the same
+    assert [e["event"] for e in await feed(client, key)] == ["status_change", "permit_approved"]

@@ -64,6 +64,10 @@ class CheckSummary:
 Progress = Callable[[int], None]
 
 
+class WatchCheckIncomplete(Exception):
+    """A pass checked every jurisdiction it could, but some failed unexpectedly (logged)."""
+
+
 def storable_signature(signature: str) -> str:
     """A change signature in the form compared and stored: unchanged when it fits the column;
     otherwise its status text (what `_same_status` reads), cut to fit, and a digest of the
@@ -134,19 +138,29 @@ class WatchCheck:
         by_jurisdiction: dict[str, list[WatchedPermit]] = defaultdict(list)
         for row in due:
             by_jurisdiction[row.jurisdiction].append(row)
+        crashed: list[str] = []
         for slug, rows in sorted(by_jurisdiction.items()):
             jurisdiction = ctx.directory.get(slug)
             if jurisdiction is None:
                 continue
-            if ctx.gateway.has_change_feed(jurisdiction):
-                await self._with_feed(ctx, jurisdiction, rows, summary)
-            else:
-                await self._one_by_one(ctx, jurisdiction, rows, summary)
+            try:
+                if ctx.gateway.has_change_feed(jurisdiction):
+                    await self._with_feed(ctx, jurisdiction, rows, summary)
+                else:
+                    await self._one_by_one(ctx, jurisdiction, rows, summary)
+            except Exception:
+                # One jurisdiction's unexpected failure (a database error, a bug) must not
+                # keep the others from being checked: they come after it in every pass. Its
+                # permits stay due, so the next pass tries them again.
+                log.exception("watch check of %s failed; the other jurisdictions go on", slug)
+                crashed.append(slug)
         async with ctx.sessionmaker() as session:
             summary.emitted = await event_repository.count_after(session, first_seq)
         self.last = summary
         if due:
             log.info("watch check: %s", summary.line())
+        if crashed:
+            raise WatchCheckIncomplete(f"watch check failed for {', '.join(crashed)}")
         return summary.checked
 
     def _advance(self, done: int) -> None:
