@@ -7,6 +7,8 @@ worker` over one PostgreSQL database and one Redis, talking to a portal simulato
   its open-data API are two).
 - Key-cache invalidation: a key deactivated with the CLI is refused at once by both API
   processes, where a change not announced through Redis is served from their caches.
+- Circuit state: a portal that is down opens the circuit through one API process; the other
+  refuses without sending the portal a request and reports the circuit open in /metrics.
 """
 
 from __future__ import annotations
@@ -233,3 +235,41 @@ def test_a_deactivation_is_heard_by_every_api_process_through_redis(cluster: Clu
         assert refused.json()["code"] == "invalid_api_key"
         # Served from the cache until its TTL: what the announcement saves.
         assert lookup(api, unannounced).status_code == 200
+
+
+def test_a_circuit_opened_by_one_api_process_holds_for_the_other(cluster: Cluster) -> None:
+    key = cluster.cli("keys", "create", "--plan", "enterprise", "--json")["live_key"]
+    headers = {"X-API-Key": key}
+    # Permits no earlier test looked up (the budget test used the first 32).
+    numbers = listed(cluster.simulator, "epicla", 40)[-4:]
+    first, second = cluster.apis
+    fault = {"source": "epicla", "mode": "down", "count": None}
+    assert httpx.post(f"{cluster.simulator}/_control/faults", json=fault).status_code == 201
+    try:
+        # Each lookup makes up to 3 attempts: the second one reaches the 5 failures that open
+        # the circuit (the shipped threshold), all of them through the first process.
+        for number in numbers[:2]:
+            refused = httpx.get(
+                f"{first}/api/v1/permits/{number}/status",
+                params={"jurisdiction": "epicla"},
+                headers=headers,
+                timeout=60,
+            )
+            assert refused.status_code == 503, refused.text
+        before = httpx.get(f"{cluster.simulator}/_control/stats").json()["requests"]
+        answered = httpx.get(
+            f"{second}/api/v1/permits/{numbers[2]}/status",
+            params={"jurisdiction": "epicla"},
+            headers=headers,
+            timeout=60,
+        )
+        after = httpx.get(f"{cluster.simulator}/_control/stats").json()["requests"]
+        assert answered.status_code == 503, answered.text
+        assert answered.headers.get("retry-after")
+        # The second process never asked the portal: the circuit it obeyed was opened by the
+        # first one.
+        assert after.get("epicla", 0) == before.get("epicla", 0)
+        gauge = httpx.get(f"{second}/metrics").text
+        assert 'permitapi_circuit_state{source="epicla"} 2.0' in gauge
+    finally:
+        httpx.delete(f"{cluster.simulator}/_control/faults")
