@@ -25,11 +25,11 @@ from permitapi.account.key_cache import (
     invalidate_account_everywhere,
     invalidate_everywhere,
 )
+from permitapi.kit import redis_outage
 
 log = logging.getLogger("permitapi.account.key_invalidation")
 
-TIMEOUT_SECONDS: Final = 0.5
-RETRY_SECONDS: Final = 5.0
+RETRY_SECONDS: Final = redis_outage.RETRY_SECONDS
 KEY_PREFIX: Final = "key:"
 ACCOUNT_PREFIX: Final = "account:"
 
@@ -41,9 +41,7 @@ def channel(namespace: str) -> str:
 async def announce(redis_url: str, namespace: str, message: str) -> bool:
     """Publish one invalidation (`key:<hash>` or `account:<id>`); False when Redis did not
     answer (other processes then notice within their cache TTL)."""
-    client: Any = redis.from_url(
-        redis_url, socket_connect_timeout=TIMEOUT_SECONDS, socket_timeout=TIMEOUT_SECONDS
-    )
+    client: Any = redis_outage.client(redis_url)
     try:
         await client.publish(channel(namespace), message)
     except (RedisError, OSError) as error:
@@ -69,7 +67,8 @@ def apply(message: str) -> None:
 
 async def listen(redis_url: str, namespace: str, subscribed: asyncio.Event | None = None) -> None:
     """Apply every message until cancelled; reconnect (and clear the caches) after a gap."""
-    client: Any = redis.from_url(redis_url, socket_connect_timeout=TIMEOUT_SECONDS)
+    # No read timeout: a subscriber waits for messages indefinitely.
+    client: Any = redis.from_url(redis_url, socket_connect_timeout=redis_outage.TIMEOUT_SECONDS)
     connected_before = False
     try:
         while True:

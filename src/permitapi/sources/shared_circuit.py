@@ -24,19 +24,16 @@ from __future__ import annotations
 
 import logging
 import math
-import time
 from dataclasses import dataclass
 from typing import Any, Final
 
-import redis.asyncio as redis
 from redis.exceptions import RedisError
 
+from permitapi.kit import redis_outage
 from permitapi.sources.circuit import CircuitSnapshot, CircuitState
 
 log = logging.getLogger("permitapi.sources.shared_circuit")
 
-TIMEOUT_SECONDS: Final = 0.5
-RETRY_SECONDS: Final = 5.0
 # How long the hash outlives its last write (beyond the cooldown and a trial).
 STATE_TTL_MS: Final = 3_600_000
 _STATES: Final = (CircuitState.CLOSED, CircuitState.HALF_OPEN, CircuitState.OPEN)
@@ -108,19 +105,17 @@ class Admission:
 
 class SharedCircuits:
     def __init__(self, redis_url: str, namespace: str) -> None:
-        self._client: Any = redis.from_url(
-            redis_url, socket_connect_timeout=TIMEOUT_SECONDS, socket_timeout=TIMEOUT_SECONDS
-        )
+        self._client: Any = redis_outage.client(redis_url)
         self._allow: Any = self._client.register_script(_ALLOW)
         self._failure: Any = self._client.register_script(_FAILURE)
         self._release: Any = self._client.register_script(_RELEASE)
         self._snapshot: Any = self._client.register_script(_SNAPSHOT)
         self._namespace = namespace
-        self._down_until = 0.0
+        self._outage = redis_outage.RedisOutage(log, "circuit breakers are per process")
 
     @property
     def available(self) -> bool:
-        return time.monotonic() >= self._down_until
+        return not self._outage.down
 
     async def allow(
         self, source: str, *, cooldown_seconds: float, trial_seconds: float, token: str
@@ -157,7 +152,7 @@ class SharedCircuits:
         try:
             await self._client.delete(self._key(source))
         except (RedisError, OSError) as error:
-            self._went_down(error)
+            self._outage.failed(error)
             return None
         return True
 
@@ -188,16 +183,8 @@ class SharedCircuits:
         try:
             return await script(keys=[self._key(source)], args=args)
         except (RedisError, OSError) as error:
-            self._went_down(error)
+            self._outage.failed(error)
             return None
-
-    def _went_down(self, error: BaseException) -> None:
-        if self.available:
-            log.warning(
-                "Redis did not answer (%s): circuit breakers are per process until it does",
-                type(error).__name__,
-            )
-        self._down_until = time.monotonic() + RETRY_SECONDS
 
 
 def _ms(seconds: float) -> int:

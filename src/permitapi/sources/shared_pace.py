@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import logging
 import math
-import time
 from typing import Any, Final
 
-import redis.asyncio as redis
 from redis.exceptions import RedisError
+
+from permitapi.kit import redis_outage
 
 log = logging.getLogger("permitapi.sources.shared_pace")
 
@@ -34,22 +34,18 @@ local new_tat = tat + interval
 redis.call('SET', KEYS[1], tostring(new_tat), 'PX', math.ceil((new_tat - now) / 1000) + 1000)
 return 0
 """
-TIMEOUT_SECONDS: Final = 0.5
-RETRY_SECONDS: Final = 5.0
 
 
 class SharedPacer:
     def __init__(self, redis_url: str, namespace: str) -> None:
-        self._client: Any = redis.from_url(
-            redis_url, socket_connect_timeout=TIMEOUT_SECONDS, socket_timeout=TIMEOUT_SECONDS
-        )
+        self._client: Any = redis_outage.client(redis_url)
         self._script: Any = self._client.register_script(_GCRA)
         self._namespace = namespace
-        self._down_until = 0.0
+        self._outage = redis_outage.RedisOutage(log, "portal politeness is per process")
 
     @property
     def available(self) -> bool:
-        return time.monotonic() >= self._down_until
+        return not self._outage.down
 
     async def wait_seconds(self, host: str, rate: float, burst: int) -> float | None:
         """0 when a start on `host` is allowed now (and counted), the seconds to wait
@@ -62,12 +58,7 @@ class SharedPacer:
         try:
             wait_us = await self._script(keys=[key], args=[math.ceil(interval), int(tolerance)])
         except (RedisError, OSError) as error:
-            if self.available:
-                log.warning(
-                    "Redis did not answer (%s): portal politeness is per process until it does",
-                    type(error).__name__,
-                )
-            self._down_until = time.monotonic() + RETRY_SECONDS
+            self._outage.failed(error)
             return None
         return float(wait_us) / 1_000_000
 

@@ -28,6 +28,8 @@ from limits.errors import StorageError
 from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter as SyncMovingWindowRateLimiter
 
+from permitapi.kit import redis_outage
+
 log = logging.getLogger("permitapi.usage.burst")
 
 
@@ -55,16 +57,9 @@ def _storage(redis_url: str) -> Storage:
         uri,
         implementation="redispy",
         wrap_exceptions=True,
-        socket_connect_timeout=REDIS_TIMEOUT_SECONDS,
-        socket_timeout=REDIS_TIMEOUT_SECONDS,
+        socket_connect_timeout=redis_outage.TIMEOUT_SECONDS,
+        socket_timeout=redis_outage.TIMEOUT_SECONDS,
     )
-
-
-# A Redis that does not answer within this is treated as down for the call.
-REDIS_TIMEOUT_SECONDS = 0.5
-# After a failure, windows stay in the process this long before Redis is tried again, so an
-# outage costs one timeout per interval, not one per request.
-REDIS_RETRY_SECONDS = 5.0
 
 
 class LocalWindows:
@@ -157,19 +152,14 @@ class BurstLimiter:
         # Redis down: the windows degrade to this process's own (the limits then hold per
         # process, not across processes) until Redis answers again. Logged, never an error.
         self._fallback = LocalWindows()
-        self._redis_down_until = 0.0
+        self._outage = redis_outage.RedisOutage(log, "rate windows are per process")
 
     @property
     def degraded(self) -> bool:
-        return self._limiter is not None and time.monotonic() < self._redis_down_until
+        return self._limiter is not None and self._outage.down
 
     def _redis_failed(self, error: Exception) -> None:
-        if not self.degraded:
-            log.warning(
-                "Redis did not answer (%s): rate windows are per process until it does",
-                type(error).__name__,
-            )
-        self._redis_down_until = time.monotonic() + REDIS_RETRY_SECONDS
+        self._outage.failed(error)
 
     async def _hit(self, item: RateLimitItem, *identifiers: str) -> WindowVerdict:
         if self._local is not None:
