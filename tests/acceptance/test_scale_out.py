@@ -13,6 +13,7 @@ worker` over one PostgreSQL database and one Redis, talking to a portal simulato
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 import uuid
@@ -85,36 +86,29 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     )
     migrated = run_cli("db", "upgrade", cwd=workdir, env=env)
     assert migrated.returncode == 0, migrated.stderr
-    ports = [free_port(), free_port()]
+    apis = [f"http://127.0.0.1:{free_port()}" for _ in range(2)]
     try:
-        with (
-            running(
-                ["portal-sim", "--port", str(sim_port), "--latency-ms", "20"],
-                cwd=workdir,
-                env=env,
-                ready_url=f"{simulator}/_control/stats",
-            ) as sim,
-            running(
-                ["serve", "--host", "127.0.0.1", "--port", str(ports[0]), "--no-migrate"],
-                cwd=workdir,
-                env=env,
-                ready_url=f"http://127.0.0.1:{ports[0]}/readyz",
-            ) as first,
-            running(
-                ["serve", "--host", "127.0.0.1", "--port", str(ports[1]), "--no-migrate"],
-                cwd=workdir,
-                env=env,
-                ready_url=f"http://127.0.0.1:{ports[1]}/readyz",
-            ) as second,
-            running(["worker"], cwd=workdir, env=env) as worker,
-        ):
-            yield Cluster(
-                [f"http://127.0.0.1:{port}" for port in ports],
-                simulator,
-                workdir,
-                env,
-                [sim, first, second, worker],
-            )
+        with contextlib.ExitStack() as stack:
+            started = [
+                stack.enter_context(
+                    running(
+                        ["portal-sim", "--port", str(sim_port), "--latency-ms", "20"],
+                        cwd=workdir,
+                        env=env,
+                        ready_url=f"{simulator}/_control/stats",
+                    )
+                )
+            ]
+            for api in apis:
+                port = api.rsplit(":", 1)[1]
+                serve = ["serve", "--host", "127.0.0.1", "--port", port, "--no-migrate"]
+                started.append(
+                    stack.enter_context(
+                        running(serve, cwd=workdir, env=env, ready_url=f"{api}/readyz")
+                    )
+                )
+            started.append(stack.enter_context(running(["worker"], cwd=workdir, env=env)))
+            yield Cluster(apis, simulator, workdir, env, started)
     finally:
         databases.close()
 

@@ -10,18 +10,14 @@ from __future__ import annotations
 import re
 import socket
 import subprocess
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx
+from tests.support.cli import cli_env, fresh_database, run_cli
+from tests.support.long_running import running
 
-from tests.support.cli import cli_env, fresh_database, permitapi_command, run_cli
-
-STARTUP_SECONDS = 60
 _KEY_LINE = re.compile(r"^\s*(live|sandbox) key\s+(sk_(?:live|test)_\S+)\s*$")
 _ACCOUNT_LINE = re.compile(r"^(\w+)\s+account\s+(\S+)\s*$")
 
@@ -68,44 +64,21 @@ def dev_server(
     database_url = next(databases) if databases is not None else None
     env = {**cli_env(database_url), **(env_overrides or {})}
     port = free_port()
-    process = subprocess.Popen(
-        permitapi_command("dev", "--port", str(port), *extra_args),
-        cwd=workdir,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    output: list[str] = []
-    reader = threading.Thread(
-        target=lambda: output.extend(iter(process.stdout.readline, "")),  # type: ignore[union-attr]
-        daemon=True,
-    )
-    reader.start()
     base_url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while True:
-            assert process.poll() is None, "".join(output)
-            assert time.monotonic() < deadline, "dev server did not start:\n" + "".join(output)
-            try:
-                if httpx.get(f"{base_url}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(0.2)
-        assert f"permitapi dev server: {base_url}" in "".join(output)
-        keys = parse_keys(list(output))
-        assert set(keys) == {"free", "pro"}, "".join(output)
-        for account in keys.values():
-            assert set(account) == {"account_id", "live_key", "sandbox_key"}
-        yield DevServer(base_url, workdir, env, keys, sqlite=database_url is None)
+        with running(
+            ["dev", "--port", str(port), *extra_args],
+            cwd=workdir,
+            env=env,
+            ready_url=f"{base_url}/healthz",
+        ) as started:
+            output = started.text()
+            assert f"permitapi dev server: {base_url}" in output
+            keys = parse_keys(output.splitlines())
+            assert set(keys) == {"free", "pro"}, output
+            for account in keys.values():
+                assert set(account) == {"account_id", "live_key", "sandbox_key"}
+            yield DevServer(base_url, workdir, env, keys, sqlite=database_url is None)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
         if databases is not None:
             databases.close()

@@ -1,6 +1,6 @@
-"""Long-running `permitapi` subprocesses (servers, workers, the portal simulator) for the
-scale-out tests: started in a working directory, their output kept for failure messages,
-stopped at the end of the block."""
+"""Long-running `permitapi` subprocesses (dev and production servers, workers, the portal
+simulator): started in a working directory, their output kept for failure messages, stopped
+at the end of the block."""
 
 from __future__ import annotations
 
@@ -30,9 +30,15 @@ class Running:
 
 @contextmanager
 def running(
-    args: list[str], *, cwd: Path, env: dict[str, str], ready_url: str | None = None
+    args: list[str],
+    *,
+    cwd: Path | None,
+    env: dict[str, str],
+    ready_url: str | None = None,
+    graceful: bool = True,
 ) -> Iterator[Running]:
-    """`permitapi *args` until the block ends; with `ready_url`, waits for it to answer 200."""
+    """`permitapi *args` until the block ends; with `ready_url`, waits for it to answer 200.
+    Stopped with SIGTERM (SIGKILL after 15 s), or at once with SIGKILL when not `graceful`."""
     process = subprocess.Popen(
         permitapi_command(*args),
         cwd=cwd,
@@ -52,7 +58,10 @@ def running(
             wait_ready(started, ready_url)
         yield started
     finally:
-        process.terminate()
+        if graceful:
+            process.terminate()
+        else:
+            process.kill()
         try:
             process.wait(timeout=15)
         except subprocess.TimeoutExpired:

@@ -7,8 +7,6 @@ PERMITAPI_PORTAL_BASE_URL=<url>, and the test changes permits and injects faults
 
 from __future__ import annotations
 
-import subprocess
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -16,39 +14,25 @@ from urllib.parse import quote
 
 import httpx
 
-from tests.support.cli import cli_env, permitapi_command
+from tests.support.cli import cli_env
 from tests.support.dev_server import free_port
-
-STARTUP_SECONDS = 60
+from tests.support.long_running import running
 
 
 @contextmanager
 def running_portal_sim(*extra_args: str) -> Iterator[str]:
     """The simulator's base URL (no latency unless faults add it), until the block ends."""
     port = free_port()
-    process = subprocess.Popen(
-        permitapi_command("portal-sim", "--port", str(port), "--latency-ms", "0", *extra_args),
-        env=cli_env(None),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
     url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while True:
-            assert process.poll() is None, "portal-sim exited"
-            assert time.monotonic() < deadline, "portal-sim did not start"
-            try:
-                if httpx.get(f"{url}/_control/stats", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(0.1)
+    with running(
+        ["portal-sim", "--port", str(port), "--latency-ms", "0", *extra_args],
+        cwd=None,
+        env=cli_env(None),
+        ready_url=f"{url}/_control/stats",
+        # Not SIGTERM: a graceful stop would wait for slow responses to killed workers.
+        graceful=False,
+    ):
         yield url
-    finally:
-        # Not terminate(): a graceful stop would wait for slow responses to killed workers.
-        process.kill()
-        process.wait(15)
 
 
 class SimControl:
