@@ -9,8 +9,8 @@
 
 All create `.venv` and install the pinned dependencies (constraints.txt) when needed;
 `clients` also installs the generators' own pinned toolchains under .cache/clients/.
-`test` makes sure PostgreSQL and Redis are up (starting them as ../shared/services.md says)
-and fails if PostgreSQL cannot be reached.
+`test` makes sure PostgreSQL and Redis are up (starting them with `pg_ctlcluster` and
+`redis-server` when they are down) and fails if PostgreSQL cannot be reached.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def _reachable(address: tuple[str, int]) -> bool:
 
 def _start(command: str) -> None:
     print(f"starting: {command}", flush=True)
-    subprocess.run(command, shell=True, check=False)  # noqa: S602 - fixed commands from services.md
+    subprocess.run(command, shell=True, check=False)  # noqa: S602 - fixed commands, no input
 
 
 def _wait_for(address: tuple[str, int], seconds: float) -> bool:
