@@ -16,7 +16,7 @@ from permitapi.db.base import stored_utc
 from permitapi.operation.models import Operation
 from permitapi.watch.models import WatchedPermit
 from permitapi.webhook.models import WebhookDelivery
-from permitapi.worker.leases import JobLease
+from permitapi.worker.leases import JobLease, is_due
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,6 @@ async def due_pass(
             await session.execute(select(JobLease.last_completed_at).where(JobLease.name == name))
         ).scalar_one_or_none()
     )
-    if last is None:
-        return QueueStats(name, 1, None)
-    due_at = last + period
-    return QueueStats(name, 1, due_at) if due_at <= now else QueueStats(name, 0, None)
+    if not is_due(last, period, now):
+        return QueueStats(name, 0, None)
+    return QueueStats(name, 1, None if last is None else last + period)

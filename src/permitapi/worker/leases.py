@@ -38,6 +38,11 @@ class JobLease(Base):
     last_completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
+def is_due(last_completed: datetime | None, period: timedelta, now: datetime) -> bool:
+    """A pass is due when it never completed or its last completion is a period old."""
+    return last_completed is None or now - last_completed >= period
+
+
 def new_owner() -> str:
     """A lease owner id unique to this process and source instance."""
     return f"{socket.gethostname()[:24]}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
@@ -90,8 +95,9 @@ class PassLease:
         return False
 
     def _due(self, last: datetime | None, now: datetime) -> bool:
-        if last is None or now - last >= self.period:
+        if is_due(last, self.period, now):
             return True
+        assert last is not None  # never completed is always due
         self._next_check = last + self.period
         return False
 
