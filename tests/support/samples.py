@@ -1,36 +1,34 @@
-"""Where the real portal samples are: `../shared/portal-samples` beside the checkout (as on CI),
-or PERMITAPI_SAMPLES_DIR. Parser tests read them in place, so a sample added there is picked
-up (and must be handled) without copying."""
+"""Where the real portal captures are: `tests/fixtures/<family>/`, inside the repository.
+
+Every capture a test reads is kept there with its origin in that folder's README.md, so a
+clone on its own runs every parser test; nothing here looks outside the checkout. Files named
+`*_HANDWRITTEN.*` are shapes written by us where no real capture exists: they are fixtures,
+not captures, and `family_samples` leaves them out.
+"""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = REPO_ROOT / "tests" / "fixtures"
 
 
 def samples_dir() -> Path:
-    candidates = [
-        os.environ.get("PERMITAPI_SAMPLES_DIR", ""),
-        str(REPO_ROOT.parent / "shared" / "portal-samples"),
-        "/work/shared/portal-samples",
-    ]
-    for candidate in candidates:
-        if candidate and Path(candidate).is_dir():
-            return Path(candidate)
-    raise FileNotFoundError(
-        "portal samples not found: set PERMITAPI_SAMPLES_DIR or keep ../shared beside the repo"
-    )
+    return FIXTURES
+
+
+def is_capture(path: Path) -> bool:
+    return path.is_file() and path.name != "README.md" and "_HANDWRITTEN" not in path.name
 
 
 def family_samples(family: str) -> list[Path]:
-    """Every sample file of a family (ladbs, epicla, aca), sorted."""
-    return sorted(p for p in (samples_dir() / family).iterdir() if p.is_file())
+    """Every real capture of a family (ladbs, epicla, aca), sorted."""
+    return sorted(p for p in (FIXTURES / family).iterdir() if is_capture(p))
 
 
 def sample(family: str, name: str) -> Path:
-    path = samples_dir() / family / name
+    path = FIXTURES / family / name
     if not path.is_file():
         raise FileNotFoundError(path)
     return path

@@ -1,4 +1,4 @@
-"""ACA parsers on the six real King County pages in /work/shared/portal-samples/aca."""
+"""ACA parsers on the six real King County pages in tests/fixtures/aca (origins in its README)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Load the saved EPIC-LA samples in place (shared/portal-samples/epicla, see tests.support)."""
+"""The saved EPIC-LA captures (tests/fixtures/epicla, origins in its README)."""
 
 from __future__ import annotations
 

@@ -121,7 +121,7 @@ def test_5842024014_finaled_with_expire_date_still_populated() -> None:
 
 
 def test_every_epicla_sample_is_handled() -> None:
-    """A sample added to the shared folder must be covered here, not silently skipped."""
+    """A capture added to tests/fixtures/epicla must be covered here, not silently skipped."""
     known = {*samples.AIN_FILES.values(), samples.ERROR_ENVELOPE}
     assert set(family_samples("epicla")) == known
     for path in samples.AIN_FILES.values():

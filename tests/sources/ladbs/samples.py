@@ -1,4 +1,4 @@
-"""The real LADBS samples (shared portal-samples/ladbs), read in place."""
+"""The real LADBS captures (tests/fixtures/ladbs, origins in its README)."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from tests.sources.ladbs import samples
 
 
 def test_every_ladbs_sample_is_covered_by_these_tests() -> None:
-    # a sample added to the shared folder must get its own assertions here
+    # a capture added to tests/fixtures/ladbs must get its own assertions here
     assert len(samples.ALL) == 14
     assert samples.all_names() == set(samples.ALL)
 
