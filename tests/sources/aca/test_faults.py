@@ -203,5 +203,5 @@ async def test_grid_paging_finds_a_record_on_a_later_page(
     assert got.permit_number == "BLD26-000"
     assert got.applied_date == date(2025, 6, 1)
     assert "CapHome.aspx" in got.field_sources["applied_date"]  # read from the grid row
-    # CapHome, search, 2 pager postbacks, CapDetail, GetProcessingData.
-    assert store.requests["aca:sandiego"] - before == 6
+    # CapHome, search, 2 pager postbacks, CapDetail, GetProcessingData, inspection postback.
+    assert store.requests["aca:sandiego"] - before == 7

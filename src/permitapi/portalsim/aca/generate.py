@@ -238,7 +238,10 @@ def generate_records(
                 applied_date=applied,
                 issued_date=issued,
                 finaled_date=max(flow.finals) if flow.finals else None,
-                expires_date=None,  # KINGCO's grid column is empty; detail pages never show it
+                # The record header shows "Expiration Date:" once a permit is issued.
+                expires_date=issued + timedelta(days=365)
+                if issued is not None and stage in (S.ISSUED, S.INSPECTIONS, S.EXPIRED)
+                else None,
                 valuation=value,
                 parcel=parcel if rng.random() < 0.9 else None,
                 inspections=done if jurisdiction.anonymous_inspections else None,

@@ -10,6 +10,7 @@ from datetime import date
 from html import escape
 from urllib.parse import urlencode
 
+from permitapi.portalsim.aca.looks import AgencyLook
 from permitapi.sources.base import PermitSnapshot, StatusEvent, WorkflowTask
 
 GRID = "ctl00_PlaceHolderMain_dgvPermitList_gdvPermitList"
@@ -157,56 +158,135 @@ def _conditions(permit: PermitSnapshot) -> str:
     )
 
 
-def _inspection_item(title: str, inspector: str | None) -> str:
-    who = (
-        f'<br/><span class="ACA_Inspection_Inspector">Inspector: {e(inspector)}</span>'
-        if inspector
-        else ""
+INSPECTION_PANEL = "ctl00_PlaceHolderMain_InspectionList_inspectionUpdatePanel"
+REFRESH_TARGET = "ctl00$PlaceHolderMain$InspectionList$btnRefreshGridView"
+INSPECTION_PAGE_SIZE = 5  # ACA's inspection grids show five rows a page
+COMPLETED_GRID = "ctl00$PlaceHolderMain$InspectionList$gvListCompleted"
+
+
+def completed_pager_target(page_index: int) -> str:
+    """The postback a completed grid's page link sends (ctlNN varies with the rows shown)."""
+    pager_row = f"ctl{INSPECTION_PAGE_SIZE + 3:02d}"
+    return f"{COMPLETED_GRID}${pager_row}$ctl{page_index:02d}"
+
+
+def _inspection_row(status: str, title: str, by: str | None, detail_id: str) -> str:
+    who = f"<br/><span>{e(by)}</span>" if by else ""
+    return (
+        '<tr class="InspectionListRow"><td><table role="presentation" cellpadding="0" '
+        'cellspacing="0" border="0"><tr><td class="ACA_Width45em">'
+        f'<span style="font-weight:bold">{e(status)}</span> <span>{e(title)}</span>{who}'
+        '</td><td><div class="ACA_LinkButton"><span><a href="#" onclick="showInspection'
+        f"PopupDialog('../Inspection/InspectionDetails.aspx?ID={detail_id}&amp;isPopup=Y')"
+        '; return false;">View Details</a></span></div></td></tr></table></td></tr>'
+    )
+
+
+def inspection_id(permit: PermitSnapshot, kind: str, n: int) -> str:
+    return str(1_000_000 + _digest(permit.permit_number, kind, str(n)) % 9_000_000)
+
+
+def _tallies(results: list[str]) -> str:
+    counts: dict[str, int] = {}
+    for result in results:
+        counts[result] = counts.get(result, 0) + 1
+    return "".join(
+        f'<span class="ACA_SmLabel">{e(name)} - {count}</span> ' for name, count in counts.items()
+    )
+
+
+def inspection_panel(permit: PermitSnapshot, *, completed_page: int) -> str:
+    """The inner HTML of the inspection UpdatePanel as the refresh postback renders it: both
+    captions with counts, the upcoming rows, one page of completed rows and its pager."""
+    pending = permit.pending_inspections or []
+    done = permit.inspections or []
+    upcoming_rows = "".join(
+        _inspection_row(
+            "Scheduled" if p.date else "Pending",
+            f"{p.type} ({inspection_id(permit, p.type, i)})",
+            f"Scheduled for: {mdy(p.date)}" if p.date else None,
+            inspection_id(permit, p.type, i),
+        )
+        for i, p in enumerate(pending)
+    )
+    first = completed_page * INSPECTION_PAGE_SIZE
+    shown = list(enumerate(done))[first : first + INSPECTION_PAGE_SIZE]
+    completed_rows = "".join(
+        _inspection_row(
+            i.result or "",
+            f"{i.type} ({inspection_id(permit, i.type, n)})",
+            f"Result by: {i.inspector or 'TBD'} on {mdy(i.date)} at "
+            f"{8 + _digest(permit.permit_number, str(n)) % 9:02d}:{(n * 7) % 60:02d} AM",
+            inspection_id(permit, i.type, n),
+        )
+        for n, i in shown
+    )
+    pages = (len(done) + INSPECTION_PAGE_SIZE - 1) // INSPECTION_PAGE_SIZE
+    pager = ""
+    if pages > 1:
+        cells = "".join(
+            f'<td><span class="SelectedPageButton">{k + 1}</span></td>'
+            if k == completed_page
+            else f"<td><a href=\"javascript:__doPostBack('{completed_pager_target(k)}','')\">"
+            f"{k + 1}</a></td>"
+            for k in range(pages)
+        )
+        following = (
+            f"<a href=\"javascript:__doPostBack('{completed_pager_target(completed_page + 1)}'"
+            ",'')\">Next &gt;</a>"
+            if completed_page + 1 < pages
+            else "<span>Next &gt;</span>"
+        )
+        pager = (
+            '<tr class="ACA_Table_Pages ACA_Table_Pages_FontSize"><td><table class="aca_'
+            f'pagination"><tr>{cells}<td class="aca_pagination_td aca_pagination_PrevNext">'
+            f"{following}</td></tr></table></td></tr>"
+        )
+    upcoming = (
+        '<table id="ctl00_PlaceHolderMain_InspectionList_gvListUpcoming" role="presentation">'
+        f"{upcoming_rows}</table>"
+        if pending
+        else '<span class="ACA_SmLabel">You have not added any inspections.</span>'
+    )
+    completed = (
+        '<table id="ctl00_PlaceHolderMain_InspectionList_gvListCompleted" role="presentation">'
+        f"{completed_rows}{pager}</table>"
+        if done
+        else '<span class="ACA_SmLabel">There are no completed inspections on this record.</span>'
     )
     return (
-        '<tr><td><div class="ACA_Inspection_Item"><span class="ACA_Inspection_Title">'
-        f"{e(title)}</span>{who}</div></td></tr>"
+        f'<a id="ctl00_PlaceHolderMain_InspectionList_btnRefreshGridView" href="javascript:'
+        f"__doPostBack('{REFRESH_TARGET}','')\"></a>"
+        f'<div id="divInspectionListUpcoming"><h1><span>Upcoming ({len(pending)})</span></h1>'
+        f"{upcoming}</div>"
+        f'<div id="divInspectionListCompleted"><h1><span>Completed ({len(done)})</span></h1>'
+        f"{_tallies([i.result or '' for i in done])}{completed}</div>"
     )
 
 
-def inspections_section(permit: PermitSnapshot, *, anonymous: bool) -> str:
-    def ident(kind: str, n: int) -> str:
-        return str(10_000_000 + _digest(permit.permit_number, kind, str(n)) % 9_000_000)
-
-    upcoming = [
-        _inspection_item(
-            f"{p.type} ({ident(p.type, i)}) - "
-            + (f"Scheduled {mdy(p.date)}" if p.date else "Pending TBD"),
-            None,
-        )
-        for i, p in enumerate((permit.pending_inspections or []) if anonymous else [])
-    ]
-    completed = [
-        _inspection_item(f"{i.type} ({ident(i.type, n)}) - {i.result} {mdy(i.date)}", i.inspector)
-        for n, i in enumerate((permit.inspections or []) if anonymous else [])
-    ]
-
-    def block(name: str, title: str, items: list[str]) -> str:
-        inner = (
-            f'<table class="ACA_GridView">{"".join(items)}</table>'
-            if items
-            else f"<span>There are no {name} inspections on this record.</span>"
-        )
-        return (
-            f'<div id="ctl00_PlaceHolderMain_InspectionList_{name}"><h2>{title}</h2>{inner}</div>'
-        )
-
+def _empty_inspection_panel() -> str:
+    """What a GET serves: the panel with only its refresh trigger; the page's script fills it."""
     return (
-        '<div id="ctl00_PlaceHolderMain_InspectionList" class="record-tab-content">'
-        + block("upcoming", "Upcoming", upcoming)
-        + block("completed", "Completed", completed)
-        + "</div>"
+        f'<div id="{INSPECTION_PANEL}"><a id="ctl00_PlaceHolderMain_InspectionList_btnRefresh'
+        f"GridView\" href=\"javascript:__doPostBack('{REFRESH_TARGET}','')\"></a></div>"
+        '<script type="text/javascript">$(document).ready(function () { '
+        "LoadInitInspectionList(); });</script>"
     )
 
 
-def detail(
-    permit: PermitSnapshot, *, agency_path: str, show_inspections: bool, anonymous: bool
-) -> str:
+def _asi_review(pairs: list[tuple[str, str]]) -> str:
+    columns = "".join(
+        '<div class="ACA_FLeft ASIReview2Columns"><span class="ACA_SmLabelBolder">'
+        f'{e(label)}:</span> <span class="ACA_SmLabel">{e(value)}</span></div>'
+        for label, value in pairs
+    )
+    return (
+        '<div class="MoreDetail_ItemTitle">Application Information</div>'
+        f'<div class="ACA_TabRow">{columns}</div>'
+    )
+
+
+def detail(permit: PermitSnapshot, *, agency_path: str, look: AgencyLook, anonymous: bool) -> str:
     address = ""
     if permit.address:
         street, _, rest = permit.address.partition(", ")
@@ -227,23 +307,38 @@ def detail(
     ]
     if permit.work_description:
         blocks.append(_block("Project Description", [permit.work_description]))
-    more = [_more_item("Number of Stories", str(salt % 3 + 1))]
-    more.append(_more_item("Occupancy Group", "R-3" if salt % 2 else "B"))
+    pairs = [
+        ("Number of Stories", str(salt % 3 + 1)),
+        ("Occupancy Group", "R-3" if salt % 2 else "B"),
+    ]
     if permit.valuation is not None:
-        more.insert(0, _more_item("Job Value($)", f"${permit.valuation:,.2f}"))
+        pairs.insert(0, (look.value_label, f"${permit.valuation:,.2f}"))
+    if look.layout == "asi_review":
+        custom = _asi_review(pairs)
+    else:
+        custom = "<h1><span>Application Information</span></h1>" + "".join(
+            _more_item(label, value) for label, value in pairs
+        )
     parcel = ""
     if permit.parcel:
         parcel = (
             '<div id="ctl00_PlaceHolderMain_PermitDetailList1_palParceList">'
             '<div class="MoreDetail_ItemCol MoreDetail_ItemCol2"><table><tbody><tr><td>'
-            f'<div class="MoreDetail_ItemCol MoreDetail_ItemCol2">Parcel Number:{e(permit.parcel)}'
-            '<span style="color:blue"> *</span></div></td></tr><tr><td><div class="MoreDetail_'
-            'ItemCol MoreDetail_ItemCol2"><div class="ACA_SmLabel">Block:--</div></div></td></tr>'
-            '<tr><td><div class="MoreDetail_ItemCol MoreDetail_ItemCol2"><div class="ACA_SmLabel"'
-            '>Lot:--</div><div class="ACA_SmLabel">Subdivision:--</div></div></td></tr></tbody>'
-            "</table></div></div>"
+            f'<div class="MoreDetail_ItemCol MoreDetail_ItemCol2">{e(look.parcel_label)}:'
+            f'{e(permit.parcel)}<span style="color:blue"> *</span></div></td></tr><tr><td><div '
+            'class="MoreDetail_ItemCol MoreDetail_ItemCol2"><div class="ACA_SmLabel">Block:--'
+            '</div></div></td></tr><tr><td><div class="MoreDetail_ItemCol MoreDetail_ItemCol2">'
+            '<div class="ACA_SmLabel">Lot:--</div><div class="ACA_SmLabel">Subdivision:--</div>'
+            "</div></td></tr></tbody></table></div></div>"
         )
-    inspections = inspections_section(permit, anonymous=anonymous) if show_inspections else ""
+    expiry = ""
+    if permit.expires_date is not None:
+        expiry = (
+            '<div class="dv-expirationdate"><span id="ctl00_PlaceHolderMain_lblExpirationDate">'
+            f'Expiration Date:</span> <span class="ACA_SmLabel">{mdy(permit.expires_date)}'
+            "</span></div>"
+        )
+    inspections = _empty_inspection_panel() if anonymous else ""
     return (
         '<div class="ACA_Area_CapDetail"><div class="ACA_RightItem record-detail" '
         'id="ctl00_PlaceHolderMain_dvContent"><div class="record-summary"><div class="rec-left">'
@@ -253,13 +348,12 @@ def detail(
         f"{e(permit.permit_type)}</span></h1>\n"
         '<div class="dv-recordstatus" id="ctl00_PlaceHolderMain_divRecordStatus"><h1>\n '
         f'<span id="ctl00_PlaceHolderMain_lblRecordStatus">{e(permit.raw_status)}</span></h1>'
-        f"</div></div></div>{_conditions(permit)}"
+        f"</div>{expiry}</div></div>{_conditions(permit)}"
         f'<div id="ctl00_PlaceHolderMain_divWorkLocation">{address}</div>'
         '<div id="ctl00_PlaceHolderMain_PermitDetailList1_updatePanel"><table role="presentation">'
         f"<tr>{''.join(blocks)}</tr></table>"
         '<table><tbody><tr id="TRMoreDetail" style="display: none;"><td>'
-        '<span id="ctl00_PlaceHolderMain_PermitDetailList1_tbASIList">'
-        f"<h1><span>Application Information</span></h1>{''.join(more)}</span>"
+        f'<span id="ctl00_PlaceHolderMain_PermitDetailList1_tbASIList">{custom}</span>'
         f"{parcel}</td></tr></tbody></table></div>"
         '<div id="ctl00_PlaceHolderMain_divProcessingStatus">Loading...</div>'
         f"{inspections}</div></div>"

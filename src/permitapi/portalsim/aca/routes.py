@@ -23,6 +23,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import BaseRoute, Mount, Route
 
 from permitapi.portalsim.aca import render
+from permitapi.portalsim.aca.looks import look_of
 from permitapi.portalsim.aca.numbers import cap_id_of
 from permitapi.portalsim.faults import render_generic_fault
 from permitapi.portalsim.store import Fault, SimStore, permit_key
@@ -33,6 +34,8 @@ SESSION_COOKIE = "ASP.NET_SessionId"
 _SECRET = b"portalsim-aca"
 SEARCH_BUTTON = "ctl00$PlaceHolderMain$btnNewSearch"
 NUMBER_FIELD = "ctl00$PlaceHolderMain$generalSearchForm$txtGSPermitNumber"
+SCRIPT_MANAGER = "ctl00$ScriptManager1"
+INSPECTION_PANEL = "ctl00$PlaceHolderMain$InspectionList$inspectionUpdatePanel"
 ODD_EVENT_KEYS = frozenset({"aca:sbc", "aca:ftl"})  # stray spaces/NBSP in "Marked as"/"on"
 
 
@@ -51,6 +54,7 @@ class _Agency:
         self.module = jurisdiction.module or "Building"
         self.agency = jurisdiction.agency_code or ""
         self.generator = hashlib.sha256(self.agency.encode()).hexdigest()[:8].upper()
+        self.look = look_of(jurisdiction.slug, jurisdiction.state)
 
     # -- helpers ---------------------------------------------------------------------------
     def hidden(self, session: str, state: dict[str, object]) -> dict[str, str]:
@@ -203,13 +207,55 @@ class _Agency:
         session = request.cookies.get(SESSION_COOKIE) or secrets.token_hex(12)
         cap = cap_id_of(permit)
         action = "./" + self.href(cap)
+        if request.method == "POST":
+            return await self.inspection_postback(request, permit)
         body = render.detail(
-            permit,
-            agency_path=self.path,
-            show_inspections=q.get("istoshowinspection", "").upper() == "Y",
-            anonymous=self.j.anonymous_inspections,
+            permit, agency_path=self.path, look=self.look, anonymous=self.j.anonymous_inspections
         )
         return self.html(body, action=action, session=session, state={"cap": "-".join(cap)})
+
+    async def inspection_postback(self, request: Request, permit: PermitSnapshot) -> Response:
+        """The UpdatePanel refresh the record page's script sends (and the completed grid's
+        pager links): an async postback answered with a partial-rendering delta. Anything
+        else posted to CapDetail is a full postback this simulator does not serve."""
+        if not self.same_origin(request):
+            return self.html(
+                render.csrf_refusal(), action="./CapDetail.aspx", session=None, state={}
+            )
+        form = dict(parse_qsl((await request.body()).decode(), keep_blank_values=True))
+        session = request.cookies.get(SESSION_COOKIE)
+        state = self.state(form.get("__VIEWSTATE"))
+        cap = "-".join(cap_id_of(permit))
+        valid = (
+            session is not None
+            and state is not None
+            and state.get("cap") == cap
+            and form.get("__VIEWSTATEGENERATOR") == self.generator
+            and form.get("__EVENTVALIDATION") == _token(session, "ev")
+            and form.get("ACA_CS_FIELD") == _token(session, "cs")
+        )
+        is_async = (
+            form.get("__ASYNCPOST") == "true"
+            and request.headers.get("x-microsoftajax", "").casefold() == "delta=true"
+        )
+        if not is_async:
+            return self.redirect(request, "/Error.aspx?ErrorId=InvalidPostback")
+        if not valid or session is None or not self.j.anonymous_inspections:
+            return _delta([("pageRedirect", "", f"{self.path}/Error.aspx?ErrorId=SessionExpired")])
+        target = form.get("__EVENTTARGET", "")
+        pages = {render.REFRESH_TARGET: 0}
+        pages.update({render.completed_pager_target(k): k for k in range(1, 100)})
+        if target not in pages or form.get(SCRIPT_MANAGER) != f"{INSPECTION_PANEL}|{target}":
+            return _delta([("error", "500", "Invalid postback or callback argument.")])
+        panel = render.inspection_panel(permit, completed_page=pages[target])
+        hidden = self.hidden(session, {"cap": cap, "inspections": pages[target]})
+        return _delta(
+            [
+                ("updatePanel", render.INSPECTION_PANEL, panel),
+                *(("hiddenField", name, value) for name, value in hidden.items()),
+                ("asyncPostBackTimeout", "", "90"),
+            ]
+        )
 
     async def processing(self, request: Request) -> Response:
         if (faulted := await self.fault(request)) is not None:
@@ -244,11 +290,19 @@ class _Agency:
     def routes(self) -> list[BaseRoute]:
         return [
             Route("/Cap/CapHome.aspx", self.caphome, methods=["GET", "POST"]),
-            Route("/Cap/CapDetail.aspx", self.capdetail, methods=["GET"]),
+            Route("/Cap/CapDetail.aspx", self.capdetail, methods=["GET", "POST"]),
             Route("/Cap/CapDetail.aspx/GetProcessingData", self.processing, methods=["POST"]),
             Route("/Login.aspx", self.login, methods=["GET"]),
             Route("/Error.aspx", self.error, methods=["GET"]),
         ]
+
+
+def _delta(records: list[tuple[str, str, str]]) -> Response:
+    """An ASP.NET AJAX partial-rendering answer: `length|type|id|content|` records."""
+    body = "1|#||4|" + "".join(
+        f"{len(content)}|{kind}|{ident}|{content}|" for kind, ident, content in records
+    )
+    return Response(body, media_type="text/plain", headers={"Cache-Control": "private"})
 
 
 def aca_routes(store: SimStore, directory: Directory) -> list[BaseRoute]:

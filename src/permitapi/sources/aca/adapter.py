@@ -23,12 +23,24 @@ import httpx
 
 from permitapi.sources.aca import urls
 from permitapi.sources.aca.detail import parse_detail
-from permitapi.sources.aca.inspections import InspectionListError, parse_inspections
+from permitapi.sources.aca.inspections import (
+    PANEL,
+    PANEL_ID,
+    REFRESH_TARGET,
+    SCRIPT_MANAGER,
+    InspectionItem,
+    InspectionListError,
+    InspectionLists,
+    parse_inspections,
+    parse_panel_fragment,
+)
 from permitapi.sources.aca.pages import (
     PERMIT_NUMBER_FIELD,
     SEARCH_BUTTON,
+    DeltaError,
     PageKind,
     classify,
+    parse_delta,
     parse_form,
 )
 from permitapi.sources.aca.processing import (
@@ -56,6 +68,9 @@ from permitapi.sources.registry import Jurisdiction
 
 MAX_RESULT_PAGES = 10  # ACA caps a search at 100 rows, 10 per page
 MAX_REDIRECTS = 3
+# The completed-inspections grid shows five rows a page; ten pages (50 inspections) is the most
+# one lookup asks for, each page one more paced request to the agency.
+MAX_INSPECTION_PAGES = 10
 
 
 class _SessionLost(Exception):
@@ -181,8 +196,9 @@ class AcaAdapter:
     async def probe_signature(
         self, jurisdiction: Jurisdiction, permit_number: str, detail_url: str
     ) -> str:
-        """One GET of the record's CapDetail page (the URL a full lookup stored): its status
-        and inspection results, so a daily check reads the whole record only when they
+        """One GET of the record's CapDetail page (the URL a full lookup stored), plus its
+        inspection postback where the agency shows inspections: its status and inspection
+        results, so a daily check reads the whole record only when they
         changed. Raises like a lookup (a stale capID lands on Error.aspx: PortalChanged)."""
         talk = _Conversation(self.http, jurisdiction)
         record = await talk.page("GET", detail_url)
@@ -191,10 +207,8 @@ class AcaAdapter:
             raise PortalChanged(jurisdiction.slug, "the stored record page no longer matches")
         results = ""
         if jurisdiction.anonymous_inspections:
-            try:
-                inspections = parse_inspections(record.html)
-            except InspectionListError as exc:
-                raise PortalChanged(jurisdiction.slug, str(exc)) from exc
+            # The lists come by the page's own postback: one more request, as a browser sends.
+            inspections = await self._inspections(talk, record)
             completed = inspections.completed if inspections is not None else []
             results = ";".join(f"{item}" for item in completed)
         return f"{detail.status}|{results}"
@@ -254,10 +268,7 @@ class AcaAdapter:
         tasks = await self._processing(talk, jurisdiction, detail_url)
         inspections = None
         if jurisdiction.anonymous_inspections:
-            try:
-                inspections = parse_inspections(record.html)
-            except InspectionListError as exc:
-                raise PortalChanged(slug, str(exc)) from exc
+            inspections = await self._inspections(talk, record)
         where = Provenance(
             search_url=urls.caphome_url(jurisdiction),
             detail_url=detail_url,
@@ -303,6 +314,97 @@ class AcaAdapter:
             if page.kind is not PageKind.RESULTS:
                 raise PortalChanged(talk.slug, f"pager answered a {page.kind.value} page")
         raise NotFoundAtSource(talk.slug, f"no record {permit_number} among the matches")
+
+    async def _inspections(self, talk: _Conversation, record: _Page) -> InspectionLists | None:
+        """The record's inspection lists as the page's own script gets them: the served page
+        carries an empty UpdatePanel, and LoadInitInspectionList() posts the refresh button
+        back as an async postback; the completed grid's "Next >" links are further postbacks.
+        Older pages that print the lists inline are read as they are."""
+        try:
+            lists = parse_inspections(record.html)
+        except InspectionListError as exc:
+            raise PortalChanged(talk.slug, str(exc)) from exc
+        if lists is None or lists.loaded:
+            return lists
+        form = parse_form(record.html)
+        if form is None:
+            raise PortalChanged(talk.slug, "record page has no form to post the inspections back")
+        fields = dict(form.fields)
+        action = urls.resolve(record.url, form.action or record.url)
+        target = REFRESH_TARGET
+        upcoming: list[InspectionItem] = []
+        completed: list[InspectionItem] = []
+        for page_number in range(MAX_INSPECTION_PAGES):
+            data = dict(fields)
+            data.update(
+                {
+                    SCRIPT_MANAGER: f"{PANEL}|{target}",
+                    "__EVENTTARGET": target,
+                    "__EVENTARGUMENT": "",
+                    "__ASYNCPOST": "true",
+                }
+            )
+            page = await self._async_postback(talk, action, record.url, data, fields)
+            if page_number == 0:
+                upcoming = page.upcoming
+            completed.extend(page.completed)
+            if page.completed_next is None:
+                break
+            target = page.completed_next
+        return InspectionLists(upcoming, completed)
+
+    async def _async_postback(
+        self,
+        talk: _Conversation,
+        action: str,
+        referer: str,
+        data: dict[str, str],
+        fields: dict[str, str],
+    ) -> InspectionLists:
+        """One UpdatePanel refresh: the delta's hidden fields replace ours (the next postback
+        must carry the new __VIEWSTATE), its inspection panel is parsed."""
+        response = await talk.send(
+            "POST",
+            action,
+            referer=referer,
+            data=data,
+            extra={"X-MicrosoftAjax": "Delta=true", "X-Requested-With": "XMLHttpRequest"},
+        )
+        if response.is_redirect:
+            talk.redirect_target(action, response)  # raises for Login/Error
+            raise PortalChanged(talk.slug, "inspection postback redirected")
+        if response.status_code >= 400:
+            raise PortalChanged(talk.slug, f"HTTP {response.status_code} from inspection postback")
+        try:
+            records = parse_delta(response.text)
+        except DeltaError as exc:
+            kind = classify(response.text)
+            if kind in (PageKind.LOGIN, PageKind.CSRF):
+                raise Blocked(
+                    talk.slug, f"inspection postback answered a {kind.value} page"
+                ) from exc
+            if kind is PageKind.ERROR:
+                raise _SessionLost(action) from exc
+            raise PortalChanged(talk.slug, f"inspection postback: {exc}") from exc
+        panel = None
+        for item in records:
+            if item.kind == "hiddenField":
+                fields[item.id] = item.content
+            elif item.kind == "pageRedirect":
+                lowered = item.content.casefold()
+                if "login.aspx" in lowered:
+                    raise Blocked(talk.slug, "inspection postback redirected to Login.aspx")
+                raise _SessionLost(item.content)
+            elif item.kind == "error":
+                raise PortalChanged(talk.slug, f"inspection postback error: {item.content[:200]}")
+            elif item.kind == "updatePanel" and item.id == PANEL_ID:
+                panel = item.content
+        if panel is None:
+            raise PortalChanged(talk.slug, "inspection postback without the inspection panel")
+        try:
+            return parse_panel_fragment(panel)
+        except InspectionListError as exc:
+            raise PortalChanged(talk.slug, str(exc)) from exc
 
     async def _processing(
         self, talk: _Conversation, jurisdiction: Jurisdiction, referer: str

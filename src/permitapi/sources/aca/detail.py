@@ -41,6 +41,7 @@ class CapDetail:
     lot: str | None = None
     subdivision: str | None = None
     job_value: float | None = None
+    expires: date | None = None  # the header's "Expiration Date: MM/DD/YYYY"
     more_details: dict[str, str] = field(default_factory=dict)  # ASI and additional info
     description: str | None = None
     applicant: list[str] | None = None
@@ -49,8 +50,19 @@ class CapDetail:
 
 
 _HEADER = "span#ctl00_PlaceHolderMain_{}"
-_PARCEL_ITEM = re.compile(r"^(Parcel Number|Block|Lot|Subdivision):\s*(.*)$", re.IGNORECASE)
-_JOB_VALUE = "job value($)"
+# Agencies name the parcel differently ("Folio Number" in Miami-Dade style Florida counties,
+# "APN" in California, "PIN" in Illinois and North Carolina); all are the parcel.
+PARCEL_LABELS = ("parcel number", "parcel no.", "parcel no", "folio number", "folio", "apn", "pin")
+_PARCEL_ITEM = re.compile(
+    r"^(Parcel Number|Parcel No\.?|Folio Number|Folio|APN|PIN|Block|Lot|Subdivision)\s*:\s*(.*)$",
+    re.IGNORECASE,
+)
+# The record's value lives in its custom fields under one of these labels (first found wins).
+VALUATION_LABELS = (
+    "job value($)", "job value", "total project value", "valuation", "construction valuation",
+    "estimated cost", "estimated job value", "project valuation",
+)  # fmt: skip
+_EXPIRY = re.compile(r"Expiration Date:\s*(\d{1,2}/\d{1,2}/\d{4})", re.IGNORECASE)
 MET_CONDITION_STATUSES = frozenset({"met", "condition met", "not applied", "resolved", "cleared"})
 
 
@@ -80,16 +92,25 @@ def _parcel(tree: LexborHTMLParser) -> dict[str, str | None]:
         match = _PARCEL_ITEM.match(node_text(item))
         if match:
             value = match.group(2).rstrip("*").strip()
-            found.setdefault(match.group(1).casefold(), optional(value))
+            label = match.group(1).casefold()
+            found.setdefault("parcel" if label in PARCEL_LABELS else label, optional(value))
     return found
 
 
 def _more_details(tree: LexborHTMLParser) -> dict[str, str]:
-    """Label/value pairs (`div.MoreDetail_ItemCol1` then `…ItemCol2`) under More Details."""
+    """Custom-field label/value pairs in either layout ACA renders them: `div.MoreDetail_ItemCol1`
+    then `…ItemCol2` (More Details), or `div.ASIReview2Columns` holding a
+    `span.ACA_SmLabelBolder` label and a `span.ACA_SmLabel` value (the review layout)."""
     pairs: dict[str, str] = {}
     scope = tree.css_first("tr#TRMoreDetail") or tree.body
     if scope is None:
         return pairs
+    for column in tree.css("div.ASIReview2Columns"):
+        label_node = column.css_first("span.ACA_SmLabelBolder")
+        value_node = column.css_first("span.ACA_SmLabel")
+        key = node_text(label_node).rstrip(":").strip()
+        if key and value_node is not None:
+            pairs.setdefault(key, node_text(value_node))
     for label in scope.css("div.MoreDetail_ItemCol1"):
         value = label.next
         while value is not None and value.tag != "div":
@@ -148,7 +169,10 @@ def parse_detail(html: str | LexborHTMLParser) -> CapDetail | None:
     form = parse_form(tree)
     parcel = _parcel(tree)
     more = _more_details(tree)
-    job_value = next((v for k, v in more.items() if k.casefold() == _JOB_VALUE), None)
+    by_label = {k.casefold(): k for k in more}
+    value_key = next((by_label[label] for label in VALUATION_LABELS if label in by_label), None)
+    job_value = more[value_key] if value_key is not None else None
+    expiry = _EXPIRY.search(node_text(tree.body))
     blocks = _record_blocks(tree)
     description = blocks.get("project description")
     return CapDetail(
@@ -157,12 +181,13 @@ def parse_detail(html: str | LexborHTMLParser) -> CapDetail | None:
         status=node_text(tree.css_first(_HEADER.format("lblRecordStatus"))),
         cap_id=cap_id_from_url(form.action) if form is not None else None,
         address=_address(tree),
-        parcel=parcel.get("parcel number"),
+        parcel=parcel.get("parcel"),
         block=parcel.get("block"),
         lot=parcel.get("lot"),
         subdivision=parcel.get("subdivision"),
         job_value=parse_money(job_value),
-        more_details={k: v for k, v in more.items() if k.casefold() != _JOB_VALUE},
+        expires=parse_date(expiry.group(1)) if expiry else None,
+        more_details={k: v for k, v in more.items() if k != value_key},
         description=" ".join(description) if description else None,
         applicant=blocks.get("applicant"),
         licensed_professional=blocks.get("licensed professional"),

@@ -133,3 +133,37 @@ def classify(html: str) -> PageKind:
     if form is not None and tree.css_first(f'input[name="{PERMIT_NUMBER_FIELD}"]') is not None:
         return PageKind.SEARCH_FORM
     return PageKind.UNKNOWN
+
+
+@dataclass(frozen=True, slots=True)
+class DeltaRecord:
+    kind: str  # "updatePanel", "hiddenField", "pageRedirect", "error", ...
+    id: str
+    content: str
+
+
+class DeltaError(ValueError):
+    """The answer to an async postback is not an ASP.NET AJAX partial-rendering delta."""
+
+
+def parse_delta(text: str) -> list[DeltaRecord]:
+    """Records of a partial-rendering answer: `length|type|id|content|` repeated, where length
+    counts the characters of content (which may itself contain `|`)."""
+    records: list[DeltaRecord] = []
+    position = 0
+    while position < len(text):
+        try:
+            length_end = text.index("|", position)
+            length = int(text[position:length_end])
+            kind_end = text.index("|", length_end + 1)
+            id_end = text.index("|", kind_end + 1)
+        except ValueError as exc:
+            raise DeltaError(f"malformed delta record at {position}") from exc
+        start = id_end + 1
+        end = start + length
+        if end >= len(text) + 1 or text[end : end + 1] != "|":
+            raise DeltaError(f"delta record at {position} overruns its length")
+        records.append(DeltaRecord(text[length_end + 1 : kind_end], text[kind_end + 1 : id_end],
+                                   text[start:end]))  # fmt: skip
+        position = end + 1
+    return records

@@ -6,7 +6,8 @@ Where each date comes from (ACA's record page prints none of them):
 - status_date: the latest dated workflow event.
 - issued_date: the earliest "Issued"-class event of an issuance task (name contains "issu").
 - finaled_date: only on a final record status (§4.4 rule 4): the latest final-class event.
-- expires_date: the grid's Expiration Date column when a grid was seen, else not observed.
+- expires_date: the record header's "Expiration Date:", else the grid's Expiration Date column
+  when a grid was seen, else not observed.
 """
 
 from __future__ import annotations
@@ -89,7 +90,9 @@ def build_snapshot(
     sources.update({name: where.processing_url for name in ("timeline", "workflow", "status_date")})
     sources["issued_date"] = sources["finaled_date"] = where.processing_url
     sources["applied_date"] = where.search_url if row is not None else where.processing_url
-    if row is not None:
+    if detail.expires is not None:
+        sources["expires_date"] = where.detail_url
+    elif row is not None:
         sources["expires_date"] = where.search_url
     if inspections is not None and where.inspections_url:
         sources["inspections"] = sources["pending_inspections"] = where.inspections_url
@@ -105,7 +108,7 @@ def build_snapshot(
         applied_date=row.date if row is not None and row.date else min(dated, default=None),
         issued_date=min(issued, default=None),
         finaled_date=max(finals, default=None) if status in FINAL_STATUSES else None,
-        expires_date=row.expiration_date if row is not None else None,
+        expires_date=detail.expires or (row.expiration_date if row is not None else None),
         valuation=detail.job_value,
         parcel=detail.parcel,
         inspections=None
