@@ -126,6 +126,7 @@ def test(pytest_args: list[str]) -> None:
     run(str(BIN / "ruff"), "check", *code)
     run(str(BIN / "ruff"), "format", "--check", *code)
     run(str(BIN / "mypy"))
+    run(str(BIN / "lint-imports"))
     run(str(BIN / "python"), "-m", "pytest", *pytest_args)
 
 

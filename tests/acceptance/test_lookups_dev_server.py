@@ -356,6 +356,61 @@ def test_browser_backed_lookup_becomes_an_operation(
     assert remembered.json()["source"] == "cached"
 
 
+def test_accela_inspections_arrive_through_the_record_pages_postback(
+    accounts: dict[str, dict[str, str]], http: httpx.Client
+) -> None:
+    """Dev mode end to end: the simulator serves the record page with an empty inspection
+    panel, the adapter replays the page's UpdatePanel postback (and the completed grid's
+    "Next >" postback: seven inspections are two pages of five), and the inspections endpoint
+    returns what the portal holds."""
+    owner = accounts["enterprise"]["live_key"]
+    number = fresh_permit(http, "aca:sandiego")
+    inspections = [
+        {"type": f"BLD-Framing {n}", "date": f"2026-0{n + 1}-1{n}", "result": "Approved",
+         "inspector": "K. Nguyen"}
+        for n in range(6)
+    ]  # fmt: skip
+    inspections.insert(
+        0,
+        {
+            "type": "PLB-Final",
+            "date": "2026-09-14",
+            "result": "Approved",
+            "inspector": "M. Delgado",
+        },
+    )
+    changed = http.put(
+        f"{SIM}/permits/aca:sandiego/{number}",
+        json={"raw_status": "Issued", "inspections": inspections, "pending_inspections": []},
+    )
+    assert changed.status_code == 200, changed.text
+    before = sim_requests(http, "aca:sandiego")
+    accepted = status(http, number, owner, jurisdiction="aca:sandiego")
+    assert accepted.status_code == 202, accepted.text
+    deadline = time.monotonic() + 60
+    while True:
+        polled = http.get(accepted.headers["Location"], headers={"X-API-Key": owner}).json()
+        if polled["status"] in ("succeeded", "failed"):
+            break
+        assert time.monotonic() < deadline, polled
+        time.sleep(0.5)
+    assert polled["status"] == "succeeded", polled
+    # CapHome, search, CapDetail (redirect), CapDetail, GetProcessingData, 2 inspection postbacks
+    assert sim_requests(http, "aca:sandiego") - before == 7
+    body = http.get(
+        f"/api/v1/permits/{number}/inspections",
+        params={"jurisdiction": "aca:sandiego"},
+        headers={"X-API-Key": owner},
+    ).json()
+    assert body["observed"] is True
+    got = body["inspections"]
+    assert len(got) == 7
+    assert got[0]["type"] == "PLB-Final"
+    assert got[0]["date"] == "2026-09-14"
+    assert got[0]["result"] == "Approved"
+    assert got[0]["inspector"] == "M. Delgado"
+
+
 def test_sandbox_and_batch(accounts: dict[str, dict[str, str]], http: httpx.Client) -> None:
     sandbox = accounts["free"]["sandbox_key"]
     demo = status(http, "21030-20000-00256", sandbox)

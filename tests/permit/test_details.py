@@ -135,6 +135,21 @@ async def test_history(client: httpx.AsyncClient, ctx: AppContext) -> None:
     ]
 
 
+async def test_history_that_could_not_be_had_says_so_and_why(
+    client: httpx.AsyncClient, ctx: AppContext
+) -> None:
+    keys = await keys_for(ctx)
+    why = "the Processing Status request failed: GetProcessingData did not answer JSON"
+    await store(
+        ctx,
+        full_snapshot(timeline=None, workflow=None, unavailable={"timeline": why, "workflow": why}),
+    )
+    body = (await client.get(url("history"), headers=keys.live)).json()
+    assert body["observed"] is False
+    assert body["unavailable_reason"] == why
+    assert body["timeline"] == []
+
+
 async def test_without_a_prior_status_lookup(client: httpx.AsyncClient, ctx: AppContext) -> None:
     keys = await keys_for(ctx)
     for kind in ("conditions", "inspections", "history"):

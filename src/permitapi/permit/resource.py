@@ -221,6 +221,9 @@ def history_view(record: PermitRecord, freshness: DataFreshness) -> HistoryRespo
         permit_number=record.permit_number,
         jurisdiction=record.jurisdiction,
         observed=snapshot.timeline is not None,
+        unavailable_reason=snapshot.unavailable.get("timeline")
+        if snapshot.timeline is None
+        else None,
         observed_at=_observed_at(record),
         timeline=[
             TimelineEntry(

@@ -194,6 +194,11 @@ class HistoryResponse(BaseModel):
     permit_number: str
     jurisdiction: str
     observed: bool = Field(description="false: the representation had no status history")
+    unavailable_reason: str | None = Field(
+        None,
+        description="When observed is false because the portal could not give the history on "
+        "the latest fetch (e.g. its processing-status request failed): why. Null otherwise",
+    )
     observed_at: str
     timeline: list[TimelineEntry] = Field(description="In the order the portal publishes it")
     workflow: list[WorkflowItem]

@@ -15,7 +15,6 @@ waits.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
 import random
 import time
@@ -28,13 +27,13 @@ from starlette.applications import Starlette
 from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from permitapi.portalsim import truth
 from permitapi.portalsim.control import ControlApi
 from permitapi.portalsim.family import SimFamily
 from permitapi.portalsim.store import SimStore
 from permitapi.sources.base import NormalizedStatus
 from permitapi.sources.families import SIMULATORS, load
 from permitapi.sources.registry import Directory, Jurisdiction, default_directory
-from permitapi.sources.status import StatusTable
 
 log = logging.getLogger(__name__)
 
@@ -62,20 +61,12 @@ def _load_families(paths: Mapping[str, str]) -> tuple[dict[str, SimFamily], dict
 
 def _status_normalizer(name: str, family: SimFamily) -> Any:
     """How the control API maps a raw status: the family's `normalize_status(jurisdiction, raw)`
-    when it has one, else the first StatusTable found in `permitapi.sources.<family>.status`."""
+    when it has one, else the simulator's own vocabulary (`portalsim.truth`), never the
+    adapter's table."""
     method = getattr(family, "normalize_status", None)
     if callable(method):
         return method
-    table: StatusTable | None = None
-    try:
-        module = importlib.import_module(f"permitapi.sources.{name}.status")
-        table = next((v for v in vars(module).values() if isinstance(v, StatusTable)), None)
-    except ImportError:
-        table = None
-    if table is None:
-        return lambda _jurisdiction, _raw: NormalizedStatus.UNKNOWN
-    found = table
-    return lambda _jurisdiction, raw: found.normalize(raw)
+    return lambda jurisdiction, raw: truth.normalize(name, jurisdiction.slug, raw)
 
 
 def _hosts_of(jurisdiction: Jurisdiction) -> set[str]:

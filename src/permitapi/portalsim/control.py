@@ -28,10 +28,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from permitapi.portalsim.portal_numbers import portal_number
 from permitapi.portalsim.snapshots import SnapshotInputError, apply_changes, to_json
 from permitapi.portalsim.store import FAULT_MODES, Fault, SimStore
 from permitapi.sources.base import NormalizedStatus, PermitSnapshot
-from permitapi.sources.detect import normalize_number
 from permitapi.sources.registry import Directory, Jurisdiction
 
 MAX_LIST_LIMIT = 10_000
@@ -131,7 +131,7 @@ class ControlApi:
         applied = self.today - timedelta(days=30)
         return PermitSnapshot(
             jurisdiction=jurisdiction.slug,
-            permit_number=normalize_number(jurisdiction, number),
+            permit_number=portal_number(jurisdiction.platform.split(":")[0], number),
             raw_status=DEFAULT_NEW_STATUS,
             status=self.normalize(jurisdiction, DEFAULT_NEW_STATUS),
             status_date=self.today,

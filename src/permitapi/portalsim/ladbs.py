@@ -25,10 +25,10 @@ from permitapi.portalsim.ladbs_pages import (
     render_detail,
     render_not_found,
 )
+from permitapi.portalsim.portal_numbers import ladbs_number
 from permitapi.portalsim.soql import SoqlError, run_query
 from permitapi.portalsim.store import Fault, SimStore
 from permitapi.sources.base import PermitSnapshot
-from permitapi.sources.ladbs.numbers import normalize_permit_number
 from permitapi.sources.registry import Directory, Jurisdiction
 
 PCIS_DEFAULT = "https://www.ladbsservices2.lacity.org/OnlineServices/PermitReport"
@@ -100,9 +100,7 @@ class LadbsFamily:
             if faulted is not None:
                 return faulted
             q = request.query_params
-            number = normalize_permit_number(
-                f"{q.get('id1', '')}-{q.get('id2', '')}-{q.get('id3', '')}"
-            )
+            number = ladbs_number(f"{q.get('id1', '')}-{q.get('id2', '')}-{q.get('id3', '')}")
             snapshot = store.get(slug, number) if number else None
             if snapshot is None:
                 return HTMLResponse(render_not_found())

@@ -14,6 +14,7 @@ import random
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from permitapi.portalsim.truth import LADBS
 from permitapi.sources.base import (
     Condition,
     Inspection,
@@ -22,7 +23,6 @@ from permitapi.sources.base import (
     PermitSnapshot,
     StatusEvent,
 )
-from permitapi.sources.ladbs.status import LADBS_STATUS_TABLE, LADBS_STATUSES
 from permitapi.sources.registry import Jurisdiction
 
 N = NormalizedStatus
@@ -215,7 +215,7 @@ class _Builder:
         """One permit whose Current Status is `raw_status`; `issued_on` fixes the issue date
         of an issued-class status (the application date then precedes it)."""
         rng = self.rng
-        mapped = LADBS_STATUSES[raw_status]
+        mapped = LADBS[raw_status]
         unissued = mapped in PRE_ISSUE or raw_status in UNISSUED_ENDINGS
         trade = (
             not unissued and raw_status != "Completed" and issued_on is None and rng.random() < 0.3
@@ -290,7 +290,7 @@ class _Builder:
         if q.status_without_date:
             same = [e.changed_at for e in timeline if e.status == raw_status and e.changed_at]
             status_date = max(same) if same else None
-        normalized = LADBS_STATUS_TABLE.normalize(raw_status)
+        normalized = LADBS.get(raw_status, N.UNKNOWN)
         if normalized is N.ISSUED and inspections:
             normalized = N.INSPECTIONS
         finaled: date | None = None
@@ -336,7 +336,7 @@ def generate_permits(
     issue date is recent whatever day the simulator starts on (a spread of ~2,000 issuances over
     eight years left gaps of a week or more, which the adapter rightly calls lagging)."""
     builder = _Builder(jurisdiction, rng, today)
-    vocabulary = list(LADBS_STATUSES)
+    vocabulary = list(LADBS)
     common = (("Permit Finaled", 30), ("Issued", 25), ("CofO Issued", 8), ("PC Approved", 5),
               ("Corrections Issued", 6), ("Quality Review Completed", 5), ("Permit Expired", 5),
               ("Verifications in Progress", 5), ("CofO in Progress", 4), ("Submitted", 3),

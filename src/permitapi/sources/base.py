@@ -120,6 +120,9 @@ class PermitSnapshot:
     workflow: list[WorkflowTask] | None = None
     field_sources: dict[str, str] = field(default_factory=dict)
     source_url: str | None = None
+    # Field -> why the portal could not give it this time (e.g. "timeline": the processing
+    # status request failed). Such a field is None (not observed), never an empty list.
+    unavailable: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

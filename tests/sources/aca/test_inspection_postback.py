@@ -10,6 +10,7 @@ from datetime import date, timedelta
 import httpx
 import pytest
 from starlette.applications import Starlette
+from starlette.types import Receive, Scope, Send
 
 from permitapi.portalsim.aca.numbers import cap_id_of
 from permitapi.portalsim.aca.render import detail_href
@@ -21,6 +22,7 @@ from permitapi.sources.aca.pages import parse_form
 from permitapi.sources.base import Inspection, NormalizedStatus, PendingInspection, PermitSnapshot
 from permitapi.sources.registry import Directory, Jurisdiction
 from tests.sources.aca.conftest import SIM_BASE
+from tests.support.portal_http import in_process_http
 
 
 def _agency(directory: Directory, slug: str) -> Jurisdiction:
@@ -185,3 +187,58 @@ async def test_the_simulator_checks_the_postback_like_aca(
         assert "Error.aspx" in answer.headers["location"]
     else:
         assert f"|{expected}|" in answer.text
+
+
+async def test_a_processing_status_that_cannot_be_had_leaves_history_unavailable_with_why(
+    store: SimStore, directory: Directory, sim_app: Starlette
+) -> None:
+    """The agency's page method answers an ASP.NET error object instead of `{"d": …}` (as a
+    tenant that switched the tab off does): the record is still reported, its history is not
+    observed and says why, never an empty list."""
+
+    async def processing_switched_off(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"].endswith("/GetProcessingData"):
+            body = b'{"Message":"Authentication failed.","StackTrace":null}'
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [(b"content-type", b"application/json; charset=utf-8")],
+                }
+            )
+            await send({"type": "http.response.body", "body": body})
+            return
+        await sim_app(scope, receive, send)
+
+    truth = _florida_permit(completed=1)
+    store.put(truth)
+    http = in_process_http(processing_switched_off, SIM_BASE)
+    try:
+        got = await AcaAdapter(http).fetch_permit(_agency(directory, "aca:hcfl"), "BLD25-012345")
+    finally:
+        await http.aclose()
+    assert got.raw_status == "Issued"
+    assert got.inspections == truth.inspections
+    assert got.timeline is None
+    assert got.workflow is None
+    assert "Processing Status request failed" in got.unavailable["timeline"]
+    assert "'d'" in got.unavailable["timeline"]
+
+
+async def test_the_daily_probe_sees_a_new_inspection_result_through_the_postback(
+    adapter: AcaAdapter, store: SimStore, directory: Directory
+) -> None:
+    truth = _florida_permit(completed=2)
+    store.put(truth)
+    hcfl = _agency(directory, "aca:hcfl")
+    got = await adapter.fetch_permit(hcfl, truth.permit_number)
+    assert got.source_url is not None
+    before = await adapter.probe_signature(hcfl, truth.permit_number, got.source_url)
+    assert await adapter.probe_signature(hcfl, truth.permit_number, got.source_url) == before
+    newer = Inspection("BLD-Final", date(2026, 10, 1), "Disapproved", "J. Ortiz")
+    store.put(dataclasses.replace(truth, inspections=[newer, *(truth.inspections or [])]))
+    requests = store.requests["aca:hcfl"]
+    after = await adapter.probe_signature(hcfl, truth.permit_number, got.source_url)
+    assert after != before
+    assert "Disapproved" in after
+    assert store.requests["aca:hcfl"] - requests == 2  # the page and its inspection postback

@@ -3,7 +3,8 @@
 Each record walks Accela's usual workflow (Application Submittal -> Plan Review with
 discipline sub-reviews -> Permit Issuance -> Inspections -> Closure/Certification) as far as
 its lifecycle stage. Its raw status is a label that agency publishes for that stage, so the
-normalized ground truth is the stage itself, not a lookup in the adapter's table.
+normalized ground truth is the stage itself; the labels of a stage come from the
+simulator's own vocabulary (`portalsim.truth`), never from the adapter's table.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Sequence
 from datetime import date, timedelta
 
 from permitapi.portalsim.aca.numbers import sample_number
-from permitapi.sources.aca.status import agency_vocabulary
+from permitapi.portalsim.truth import aca_vocabulary
 from permitapi.sources.base import (
     Condition,
     Inspection,
@@ -70,7 +71,7 @@ CONDITION_STATUSES = ("Applied", "Met", "Not Applied")
 def raw_labels(slug: str, stage: S) -> list[str]:
     if stage is S.UNKNOWN:
         return list(UNMAPPED)
-    return sorted(raw for raw, status in agency_vocabulary(slug).items() if status is stage)
+    return sorted(raw for raw, status in aca_vocabulary(slug).items() if status is stage)
 
 
 def _address(rng: random.Random, jurisdiction: Jurisdiction) -> str | None:

@@ -265,7 +265,7 @@ class AcaAdapter:
         if not detail.status:
             raise PortalChanged(slug, "record status is empty")
 
-        tasks = await self._processing(talk, jurisdiction, detail_url)
+        tasks, why_not = await self._processing_or_why(talk, jurisdiction, detail_url)
         inspections = None
         if jurisdiction.anonymous_inspections:
             inspections = await self._inspections(talk, record)
@@ -275,7 +275,7 @@ class AcaAdapter:
             processing_url=urls.processing_url(jurisdiction),
             inspections_url=detail_url if inspections is not None else None,
         )
-        return build_snapshot(slug, detail, row, tasks, inspections, where)
+        return build_snapshot(slug, detail, row, tasks, inspections, where, why_not)
 
     async def _post_search(self, talk: _Conversation, home: _Page, permit_number: str) -> _Page:
         form = parse_form(home.html)
@@ -405,6 +405,21 @@ class AcaAdapter:
             return parse_panel_fragment(panel)
         except InspectionListError as exc:
             raise PortalChanged(talk.slug, str(exc)) from exc
+
+    async def _processing_or_why(
+        self, talk: _Conversation, jurisdiction: Jurisdiction, referer: str
+    ) -> tuple[list[ProcessingTask] | None, str | None]:
+        """The workflow as the page's Processing Status tab loads it (its own request), or None
+        and why when it cannot be had: the record itself was read, so the lookup still reports
+        it, with its history marked unavailable rather than empty. Walls and lost sessions
+        still fail the lookup (they would fail every request of it)."""
+        try:
+            tasks = await self._processing(talk, jurisdiction, referer)
+        except (PortalChanged, RetryLater) as exc:
+            return None, f"the Processing Status request failed: {exc}"
+        if not tasks:
+            return None, "the Processing Status tab lists no workflow tasks for this record"
+        return tasks, None
 
     async def _processing(
         self, talk: _Conversation, jurisdiction: Jurisdiction, referer: str

@@ -59,10 +59,15 @@ def build_snapshot(
     slug: str,
     detail: CapDetail,
     row: ResultRow | None,
-    tasks: list[ProcessingTask],
+    tasks: list[ProcessingTask] | None,
     inspections: InspectionLists | None,
     where: Provenance,
+    processing_unavailable: str | None = None,
 ) -> PermitSnapshot:
+    """`tasks` None: the Processing Status could not be read (`processing_unavailable` says
+    why); timeline and workflow are then not observed and the dates drawn from them unknown."""
+    observed_tasks = tasks is not None
+    tasks = tasks or []
     table = table_for(slug)
     status = table.normalize(detail.status)
     timeline = timeline_of(tasks)
@@ -130,8 +135,13 @@ def build_snapshot(
             )
             for c in detail.conditions
         ],
-        timeline=timeline,
-        workflow=[WorkflowTask(t.name, t.status, t.completed_at) for t in tasks],
+        timeline=timeline if observed_tasks else None,
+        workflow=[WorkflowTask(t.name, t.status, t.completed_at) for t in tasks]
+        if observed_tasks
+        else None,
         field_sources=sources,
         source_url=where.detail_url,
+        unavailable={"timeline": processing_unavailable, "workflow": processing_unavailable}
+        if not observed_tasks and processing_unavailable
+        else {},
     )
