@@ -99,3 +99,71 @@ def test_the_last_page_has_no_next_link() -> None:
 def test_what_is_not_a_delta_is_refused(text: str) -> None:
     with pytest.raises(DeltaError):
         parse_delta(text)
+
+
+def _page(body: str) -> str:
+    return (
+        '<html><body><form id="aspnetForm" action="./CapDetail.aspx?capID1=26BLD&amp;capID2=00000'
+        '&amp;capID3=00A1B"><span id="ctl00_PlaceHolderMain_lblPermitNumber">BLD26-00793</span>'
+        f'<span id="ctl00_PlaceHolderMain_lblRecordStatus">Issued</span>{body}</form></body></html>'
+    )
+
+
+@pytest.mark.parametrize(
+    ("label", "value"),
+    [("APN", "4104-001-035"), ("PIN", "9648-12-3456"), ("Parcel No.", "123 456 78"),
+     ("Folio Number", "0131230000010"), ("Parcel Number", "1626069072")],
+)  # fmt: skip
+def test_every_parcel_label_names_the_parcel(label: str, value: str) -> None:
+    detail = parse_detail(
+        _page(
+            '<div id="ctl00_PlaceHolderMain_PermitDetailList1_palParceList"><div>'
+            f'<div class="MoreDetail_ItemCol MoreDetail_ItemCol2">{label}:{value}</div>'
+            '<div class="ACA_SmLabel">Lot:--</div></div></div>'
+        )
+    )
+    assert detail is not None
+    assert detail.parcel == value
+    assert detail.lot is None
+
+
+def test_a_folio_printed_in_the_work_location_is_the_parcel_not_an_address_line() -> None:
+    detail = parse_detail(
+        _page(
+            '<table id="tbl_worklocation"><tr><td>58 Bahama Cir<br/>FOLIO: 194912.0000<br/>'
+            "STRAP: 182925509000</td></tr></table>"
+        )
+    )
+    assert detail is not None
+    assert detail.address == "58 Bahama Cir"
+    assert detail.parcel == "194912.0000"
+
+
+@pytest.mark.parametrize(
+    ("label", "shown", "value"),
+    [("Valuation", "$1,250,000.00", 1250000.0), ("Estimated Cost", "4,800", 4800.0),
+     ("Construction Valuation", "$96,500.50", 96500.5), ("Job Value($)", "12000", 12000.0)],
+)  # fmt: skip
+def test_every_value_label_in_the_more_details_layout(label: str, shown: str, value: float) -> None:
+    detail = parse_detail(
+        _page(
+            '<tr id="TRMoreDetail"><td><div class="MoreDetail_ItemCol MoreDetail_ItemCol1">'
+            f'<span>{label}:</span></div><div class="MoreDetail_ItemCol MoreDetail_ItemCol2">'
+            f"<span>{shown}</span></div></td></tr>"
+        )
+    )
+    assert detail is not None
+    assert detail.job_value == value
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        '<span id="ctl00_PlaceHolderMain_lblExpirtionDate">01/31/2026</span>',  # ACA's spelling
+        "<div>Expiration Date: 01/31/2026</div>",  # only the text
+    ],
+)
+def test_the_header_expiry_in_both_forms(header: str) -> None:
+    detail = parse_detail(_page(header))
+    assert detail is not None
+    assert detail.expires == date(2026, 1, 31)

@@ -334,9 +334,9 @@ def detail(permit: PermitSnapshot, *, agency_path: str, look: AgencyLook, anonym
     expiry = ""
     if permit.expires_date is not None:
         expiry = (
-            '<div class="dv-expirationdate"><span id="ctl00_PlaceHolderMain_lblExpirationDate">'
-            f'Expiration Date:</span> <span class="ACA_SmLabel">{mdy(permit.expires_date)}'
-            "</span></div>"
+            '<div class="dv-expirationdate"><span class="ACA_SmLabelBolder">Expiration Date:'
+            '</span> <span id="ctl00_PlaceHolderMain_lblExpirtionDate">'
+            f"{mdy(permit.expires_date)}</span></div>"
         )
     inspections = _empty_inspection_panel() if anonymous else ""
     return (

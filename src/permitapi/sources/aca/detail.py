@@ -62,6 +62,8 @@ VALUATION_LABELS = (
     "job value($)", "job value", "total project value", "valuation", "construction valuation",
     "estimated cost", "estimated job value", "project valuation",
 )  # fmt: skip
+# ACA's own id for the header's expiry value is misspelt ("Expirtion"); both spellings are read.
+_EXPIRY_SPANS = ('span[id$="_lblExpirtionDate"]', 'span[id$="_lblExpirationDate"]')
 _EXPIRY = re.compile(r"Expiration Date:\s*(\d{1,2}/\d{1,2}/\d{4})", re.IGNORECASE)
 MET_CONDITION_STATUSES = frozenset({"met", "condition met", "not applied", "resolved", "cleared"})
 
@@ -71,14 +73,31 @@ def _lines(node: LexborNode) -> list[str]:
     return [line for part in node.text(separator="\n").split("\n") if (line := clean(part))]
 
 
-def _address(tree: LexborHTMLParser) -> str | None:
+# Some Florida tenants print the parcel inside the work location ("FOLIO: 194912.0000",
+# "STRAP: …"); such lines are parcel ids, not address lines.
+_LOCATION_ID = re.compile(r"^(FOLIO|STRAP|PARCEL(?: NUMBER| NO\.?)?|APN|PIN)\s*:\s*(.*)$", re.I)
+
+
+def _work_location(tree: LexborHTMLParser) -> tuple[str | None, dict[str, str]]:
+    """The address, and any parcel ids the work location prints (label casefolded -> id)."""
     # `<span class="fontbold"> 21617 NE 159TH ST</span><br/> 98077 <span>*</span>`: the `*`
     # marks the primary address; lines are joined the way the results grid prints them.
-    cell = tree.css_first("table#tbl_worklocation td.NotBreakWord")
+    cell = tree.css_first("table#tbl_worklocation td.NotBreakWord") or tree.css_first(
+        "table#tbl_worklocation td"
+    )
     if cell is None:
-        return None
-    lines = [line for line in _lines(cell) if line != "*"]
-    return ", ".join(line.rstrip("*").strip() for line in lines) or None
+        return None, {}
+    address: list[str] = []
+    ids: dict[str, str] = {}
+    for line in _lines(cell):
+        if line == "*":
+            continue
+        labelled = _LOCATION_ID.match(line)
+        if labelled is not None:
+            ids.setdefault(labelled.group(1).casefold(), labelled.group(2).strip())
+        else:
+            address.append(line.rstrip("*").strip())
+    return ", ".join(address) or None, ids
 
 
 def _parcel(tree: LexborHTMLParser) -> dict[str, str | None]:
@@ -160,6 +179,17 @@ def _conditions(tree: LexborHTMLParser) -> list[DetailCondition]:
     return found
 
 
+def _expiry(tree: LexborHTMLParser) -> date | None:
+    """The header's "Expiration Date": the value span where the page has one, else the text
+    "Expiration Date: MM/DD/YYYY" wherever the header prints it."""
+    for selector in _EXPIRY_SPANS:
+        for span in tree.css(selector):
+            if (found := parse_date(node_text(span))) is not None:
+                return found
+    match = _EXPIRY.search(node_text(tree.body))
+    return parse_date(match.group(1)) if match else None
+
+
 def parse_detail(html: str | LexborHTMLParser) -> CapDetail | None:
     """The record page, or None when the page has no record header."""
     tree = html_tree(html) if isinstance(html, str) else html
@@ -168,11 +198,15 @@ def parse_detail(html: str | LexborHTMLParser) -> CapDetail | None:
         return None
     form = parse_form(tree)
     parcel = _parcel(tree)
+    address, location_ids = _work_location(tree)
+    located_parcel = next(
+        (v for k, v in location_ids.items() if k != "strap" and optional(v) is not None), None
+    )
     more = _more_details(tree)
     by_label = {k.casefold(): k for k in more}
     value_key = next((by_label[label] for label in VALUATION_LABELS if label in by_label), None)
     job_value = more[value_key] if value_key is not None else None
-    expiry = _EXPIRY.search(node_text(tree.body))
+    expires = _expiry(tree)
     blocks = _record_blocks(tree)
     description = blocks.get("project description")
     return CapDetail(
@@ -180,13 +214,13 @@ def parse_detail(html: str | LexborHTMLParser) -> CapDetail | None:
         record_type=optional(node_text(tree.css_first(_HEADER.format("lblPermitType")))),
         status=node_text(tree.css_first(_HEADER.format("lblRecordStatus"))),
         cap_id=cap_id_from_url(form.action) if form is not None else None,
-        address=_address(tree),
-        parcel=parcel.get("parcel"),
+        address=address,
+        parcel=parcel.get("parcel") or located_parcel,
         block=parcel.get("block"),
         lot=parcel.get("lot"),
         subdivision=parcel.get("subdivision"),
         job_value=parse_money(job_value),
-        expires=parse_date(expiry.group(1)) if expiry else None,
+        expires=expires,
         more_details={k: v for k, v in more.items() if k != value_key},
         description=" ".join(description) if description else None,
         applicant=blocks.get("applicant"),
