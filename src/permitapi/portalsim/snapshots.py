@@ -90,9 +90,9 @@ def _coerce(cls: type[Any], payload: dict[str, Any], where: str) -> dict[str, An
             if not isinstance(raw, bool):
                 raise SnapshotInputError(f"{where}{name}: expected true or false")
             values[name] = raw
-        elif name == "field_sources":
+        elif name in ("field_sources", "unavailable"):
             if not isinstance(raw, dict):
-                raise SnapshotInputError("field_sources: expected an object")
+                raise SnapshotInputError(f"{name}: expected an object")
             values[name] = {str(k): str(v) for k, v in raw.items()}
         else:
             if raw is not None and not isinstance(raw, str):

@@ -122,6 +122,7 @@ async def test_slugs_with_colons_raw_and_percent_encoded(control: httpx.AsyncCli
         ("PUT", "/_control/permits/ladbs/11111-11111-11111", {"colour": "red"}),
         ("PUT", "/_control/permits/ladbs/11111-11111-11111", {"applied_date": "yesterday"}),
         ("PUT", "/_control/permits/ladbs/11111-11111-11111", {"inspections": "many"}),
+        ("PUT", "/_control/permits/ladbs/11111-11111-11111", {"unavailable": "timeline"}),
         ("PUT", "/_control/permits/ladbs/11111-11111-11111", {"jurisdiction": "epicla"}),
         ("PUT", "/_control/permits/ladbs/11111-11111-11111", {"normalized_status": "great"}),
         ("PUT", "/_control/permits/ladbs/11111-11111-11111", [1, 2]),
@@ -138,6 +139,18 @@ async def test_bad_control_input_is_a_400(
     response = await control.request(method, path, json=body)
     assert response.status_code == 400, response.text
     assert response.json()["error"]
+
+
+async def test_a_permit_read_from_the_control_api_can_be_put_back(
+    control: httpx.AsyncClient,
+) -> None:
+    created = await control.put("/_control/permits/aca:sandiego/COM-7654321", json={})
+    assert created.status_code == 201, created.text
+    body = created.json()
+    assert body["unavailable"] == {}
+    changeable = {k: v for k, v in body.items() if k in ("unavailable", "field_sources", "parcel")}
+    again = await control.put("/_control/permits/aca:sandiego/COM-7654321", json=changeable)
+    assert again.status_code == 200, again.text
 
 
 async def test_bad_json_body_is_a_400(control: httpx.AsyncClient) -> None:
