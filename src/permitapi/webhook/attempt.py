@@ -16,7 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from permitapi import __version__
-from permitapi.sources.http import parse_retry_after
+from permitapi.kit.retry_after import parse_retry_after
 from permitapi.webhook.destination import DestinationRefused, Resolver, resolve_destination
 
 USER_AGENT: Final = f"permitapi-webhooks/{__version__}"
