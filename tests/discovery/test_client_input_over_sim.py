@@ -107,6 +107,7 @@ async def test_thirty_bad_inputs_leave_the_portals_up(
         health = await status_of(client, slug)
         assert health["status"] == "operational", health
         assert health["consecutive_failures"] == 0, health
+        assert health["circuit_state"] == "closed", health
         assert health["sample_size"] > 0, health
 
 
