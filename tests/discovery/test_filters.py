@@ -53,7 +53,7 @@ def test_25_distinct_parcels_pass_26_do_not() -> None:
 def test_full_filter_set() -> None:
     query = parse(
         "lat=34.05&lon=-118.25&radius_mi=1.5&permit_type=electrical&date_from=2026-01-01"
-        "&date_to=2026-02-01&value_min=0&value_max=5e5&status=Issued&zip=90012-1234&limit=100"
+        "&date_to=2026-02-01&value_min=0&value_max=500000&status=Issued&zip=90012-1234&limit=100"
     )
     assert query.filters == Filters(
         zip="90012",
@@ -107,6 +107,23 @@ def test_full_filter_set() -> None:
         ("value_max=-1", "invalid_value_max", "value_max"),
         ("value_min=inf", "invalid_value_min", "value_min"),
         ("value_min=10&value_max=5", "invalid_value_range", "value_max"),
+        # Plain decimals only: Python's float() reads all of these.
+        ("value_min=1_000", "invalid_value_min", "value_min"),
+        ("value_max=5e5", "invalid_value_max", "value_max"),
+        ("value_min=nan", "invalid_value_min", "value_min"),
+        ("value_min=%2B5", "invalid_value_min", "value_min"),
+        ("value_min=0x10", "invalid_value_min", "value_min"),
+        ("value_max=1000000000001", "invalid_value_max", "value_max"),
+        ("lat=3_4&lon=-118&radius_mi=1", "invalid_lat", "lat"),
+        ("lat=34&lon=-1e2&radius_mi=1", "invalid_lon", "lon"),
+        ("lat=34&lon=-118&radius_mi=infinity", "invalid_radius_mi", "radius_mi"),
+        ("value_min=%D9%A1", "invalid_value_min", "value_min"),  # Arabic-Indic one
+        ("zip=%D9%A9%D9%A0%D9%A0%D9%A1%D9%A2", "invalid_zip", "zip"),
+        ("zip=90012&limit=1_0", "invalid_limit", "limit"),
+        # Dates inside 1900-01-01 .. 2100-12-31 only
+        ("date_to=9999-12-31", "invalid_date_range", "date_to"),
+        ("date_from=1899-12-31", "invalid_date_range", "date_from"),
+        ("date_from=2101-01-01", "invalid_date_range", "date_from"),
         ("status=" + "x" * 101, "invalid_status", "status"),
         ("zip=90012&limit=0", "invalid_limit", "limit"),
         ("zip=90012&limit=101", "invalid_limit", "limit"),
@@ -119,6 +136,19 @@ def test_refusals(query: str, code: str, parameter: str | None) -> None:
     assert error.status == 400
     assert error.code == code
     assert error.extra.get("parameter") == parameter
+
+
+def test_full_width_digits_read_as_their_ascii_value() -> None:
+    full_width = parse(
+        "zip=%EF%BC%99%EF%BC%90%EF%BC%90%EF%BC%91%EF%BC%92&value_min=%EF%BC%91%EF%BC%90"
+        "&date_from=%EF%BC%92%EF%BC%90%EF%BC%92%EF%BC%96-01-01"
+    )
+    assert full_width.filters == parse("zip=90012&value_min=10&date_from=2026-01-01").filters
+
+
+def test_the_date_range_edges_are_accepted() -> None:
+    edges = parse("date_from=1900-01-01&date_to=2100-12-31").filters
+    assert (edges.date_from, edges.date_to) == (date(1900, 1, 1), date(2100, 12, 31))
 
 
 def test_equal_filters_spelled_differently_are_canonically_equal() -> None:

@@ -127,3 +127,10 @@ def test_validation_is_structural_and_rest_decides_values() -> None:
         ("radius_mi", "2.5"),
         ("limit", "10"),
     ]
+    # Numbers as a query string would carry them: REST refuses the exponent form.
+    tiny = SearchInput.model_validate({"value_min": 0.00001, "lat": 1e-5, "value_max": 2e7})
+    assert tiny.query_params() == [
+        ("lat", "0.00001"),
+        ("value_min", "0.00001"),
+        ("value_max", "20000000"),
+    ]

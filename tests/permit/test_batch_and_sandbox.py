@@ -175,3 +175,30 @@ async def test_sandbox_status_and_batch_use_demo_data(
     assert portal.total_requests == 0
     assert await used(ctx, account.sandbox_key) == 0
     assert await used(ctx, account.live_key) == 0
+
+
+async def test_non_ascii_digits_in_a_permit_number_are_refused_before_any_portal_request(
+    client: httpx.AsyncClient, ctx: AppContext, portal: FakePortal
+) -> None:
+    portal.add(snapshot("ladbs", "21030-20000-00256"))
+    key = (await make_account(ctx, "pro")).live_key
+    full_width = "".join(chr(ord(c) + 0xFEE0) if c.isdigit() else c for c in "21030-20000-00256")
+    arabic_indic = "".join(chr(ord(c) - 48 + 0x0660) if c.isdigit() else c for c in "21030")
+    details = []
+    for number in (full_width, arabic_indic):
+        single = await client.get(
+            f"/api/v1/permits/{number}/status",
+            params={"jurisdiction": "ladbs"},
+            headers={"X-API-Key": key},
+        )
+        assert single.status_code == 400, single.text
+        assert single.json()["code"] == "invalid_permit_number"
+        details.append(str(single.json()["errors"][0]["message"]))
+    assert "('21030-20000-00256'?)" in details[0]  # the ASCII form NFKC gives
+    batch = await client.post(
+        BATCH, json={"permit_numbers": [full_width, arabic_indic]}, headers={"X-API-Key": key}
+    )
+    assert batch.status_code == 200, batch.text
+    assert {e["error"] for e in batch.json()["errors"]} == {"invalid_permit_number"}
+    assert portal.total_requests == 0
+    assert await used(ctx, key) == 0

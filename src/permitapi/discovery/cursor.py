@@ -14,10 +14,13 @@ from datetime import datetime
 from permitapi.account.plans import DISCOVERY_CURSOR_LIFETIME
 from permitapi.discovery.filters import SearchQuery
 from permitapi.errors import invalid_parameter
-from permitapi.kit.cursors import CursorCodec, CursorError, binding_digest
+from permitapi.kit.cursors import CursorCodec, CursorError, binding_digest, int_in
 
 log = logging.getLogger("permitapi.discovery")
 PURPOSE = "discovery-search"
+# No source has this many matching rows; a larger offset is a forged cursor, and sent on it
+# would be a portal error blamed on the portal.
+MAX_OFFSET = 10_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +62,7 @@ def decode(secret: str, query: SearchQuery, api_key_id: str, token: str, now: da
     if not isinstance(offsets, dict) or set(offsets) != set(query.sources):
         raise invalid_cursor("the cursor is not valid")
     for value in offsets.values():
-        if value is not None and (type(value) is not int or value < 0):
+        if value is not None and not int_in(value, 0, MAX_OFFSET):
             raise invalid_cursor("the cursor is not valid")
     if all(value is None for value in offsets.values()):
         raise invalid_cursor("the cursor is not valid")

@@ -7,11 +7,15 @@ Codes: `unsupported_filter` (contractor, owner or any unknown parameter: a typo 
 broaden a billed search), `filter_required`, `invalid_<parameter>` for a malformed value,
 `too_many_parcels`, `incomplete_radius`, `invalid_date_range`, `invalid_value_range`,
 `conflicting_scope`.
+
+Every value is NFKC-normalised first (full-width digits become ASCII); numbers are plain
+decimals only (no `1_000`, `1e3`, `inf`), valuations at most MAX_VALUE, and dates inside
+EARLIEST_DATE..LATEST_DATE (400 `invalid_date_range` outside): whatever passes here can be
+written into every portal's query language.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
@@ -20,6 +24,7 @@ from typing import Any
 
 from permitapi.account.plans import PARCELS_PER_SEARCH_MAX
 from permitapi.errors import BadRequest, invalid_parameter
+from permitapi.kit.plain_numbers import ascii_form, parse_plain_decimal
 
 DISCOVERY_SOURCES = ("ladbs", "epicla")  # merge tiebreak order is alphabetical, see service
 CITY_NAMES = {"los angeles": "ladbs"}
@@ -31,6 +36,11 @@ MAX_RADIUS_MI = 25.0
 PARCEL_DIGITS = 10  # LA County Assessor numbers (APN/AIN), used by both sources
 MAX_STATUS_LENGTH = 100
 MAX_PARAMETER_OCCURRENCES = 100  # parcel repeats beyond this are abuse, not duplicates
+# The dates a search may name (docs/decisions.md): wide enough for any permit record, narrow
+# enough that a portal query's `date + 1 day` never leaves Python's date range.
+EARLIEST_DATE = date(1900, 1, 1)
+LATEST_DATE = date(2100, 12, 31)
+MAX_VALUE = 1_000_000_000_000  # dollars; no permit is valued above a trillion
 
 # Filters that would expose or select by people (never offered, spec: no owner/contractor).
 PEOPLE_FILTERS = frozenset(
@@ -45,8 +55,8 @@ FILTER_PARAMETERS = (
 CONTROL_PARAMETERS = ("cursor", "limit")
 KNOWN_PARAMETERS = frozenset(SCOPE_PARAMETERS + FILTER_PARAMETERS + CONTROL_PARAMETERS)
 
-_ZIP = re.compile(r"^(\d{5})(?:-\d{4})?$")
-_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_ZIP = re.compile(r"^([0-9]{5})(?:-[0-9]{4})?$")
+_ISO_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 _SPACES = re.compile(r"\s+")
 
 
@@ -109,7 +119,7 @@ def _single(params: dict[str, list[str]], name: str) -> str | None:
         return None
     if len(values) > 1:
         raise invalid_parameter(name, "may be given only once", code=f"invalid_{name}")
-    value = values[0].strip()
+    value = ascii_form(values[0]).strip()
     if not value:
         raise invalid_parameter(name, "must not be empty", code=f"invalid_{name}")
     return value
@@ -119,12 +129,13 @@ def _number(params: dict[str, list[str]], name: str) -> float | None:
     raw = _single(params, name)
     if raw is None:
         return None
-    try:
-        value = float(raw)
-    except ValueError:
-        raise invalid_parameter(name, "must be a decimal number", code=f"invalid_{name}") from None
-    if not math.isfinite(value):
-        raise invalid_parameter(name, "must be a finite number", code=f"invalid_{name}")
+    value = parse_plain_decimal(raw)
+    if value is None:
+        raise invalid_parameter(
+            name,
+            "must be a plain decimal number such as 1500 or 34.05 (no exponent, no underscores)",
+            code=f"invalid_{name}",
+        )
     return value
 
 
@@ -135,11 +146,18 @@ def _date(params: dict[str, list[str]], name: str) -> date | None:
     try:
         if not _ISO_DATE.fullmatch(raw):
             raise ValueError(raw)
-        return date.fromisoformat(raw)
+        day = date.fromisoformat(raw)
     except ValueError:
         raise invalid_parameter(
             name, "must be an ISO date (YYYY-MM-DD)", code=f"invalid_{name}"
         ) from None
+    if not EARLIEST_DATE <= day <= LATEST_DATE:
+        raise invalid_parameter(
+            name,
+            f"must be between {EARLIEST_DATE.isoformat()} and {LATEST_DATE.isoformat()}",
+            code="invalid_date_range",
+        )
+    return day
 
 
 def _scope(params: dict[str, list[str]]) -> tuple[str, ...]:
@@ -197,7 +215,7 @@ def _parcels(params: dict[str, list[str]]) -> tuple[str, ...]:
         )
     parcels: list[str] = []
     for raw in raw_values:
-        value = raw.replace(" ", "").replace("-", "").strip()
+        value = ascii_form(raw).replace(" ", "").replace("-", "").strip()
         if not value.isascii() or not value.isdigit() or len(value) != PARCEL_DIGITS:
             raise invalid_parameter(
                 "parcel",
@@ -295,8 +313,10 @@ def _limit(params: dict[str, list[str]]) -> int:
 
 def _value(params: dict[str, list[str]], name: str) -> float | None:
     value = _number(params, name)
-    if value is not None and value < 0:
-        raise invalid_parameter(name, "must not be negative", code=f"invalid_{name}")
+    if value is not None and not 0 <= value <= MAX_VALUE:
+        raise invalid_parameter(
+            name, f"must be from 0 to {MAX_VALUE} (dollars)", code=f"invalid_{name}"
+        )
     return value
 
 

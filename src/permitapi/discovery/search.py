@@ -16,6 +16,7 @@ from permitapi.discovery.cursor import Position
 from permitapi.discovery.filters import Filters, SearchQuery
 from permitapi.discovery.merge import merge
 from permitapi.sources.base import (
+    QueryNotBuilt,
     RetryLater,
     SearchCriteria,
     SearchHit,
@@ -113,6 +114,8 @@ async def _read_once(
             read.page = await backend.search(jurisdiction, criteria)
     except (SourceError, TimeoutError) as exc:
         read.error = exc
+    except QueryNotBuilt:
+        raise  # our defect, not the source's: never a warning or an inconclusive verdict
     except Exception as exc:
         # An adapter bug must not take the other source's results down with it.
         log.exception("discovery read of %s failed unexpectedly", jurisdiction.slug)

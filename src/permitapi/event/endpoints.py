@@ -10,6 +10,7 @@ from permitapi.event import feed
 from permitapi.event.schemas import EventFeed
 from permitapi.web.deps import AuthenticatedFree, Ctx
 from permitapi.web.openapi import problem_responses
+from permitapi.web.plain_int import PlainInt
 
 router = APIRouter(tags=["events"])
 
@@ -30,7 +31,7 @@ async def events_feed(
     cursor: Annotated[
         str | None, Query(min_length=1, max_length=4096, description="A previous next_cursor")
     ] = None,
-    limit: Annotated[int, Query(ge=1, le=feed.MAX_LIMIT)] = feed.DEFAULT_LIMIT,
+    limit: Annotated[PlainInt, Query(ge=1, le=feed.MAX_LIMIT)] = feed.DEFAULT_LIMIT,
 ) -> EventFeed:
     async with ctx.sessionmaker() as session:
         body = await feed.page(

@@ -22,7 +22,7 @@ from permitapi.errors import invalid_parameter
 from permitapi.event import repository
 from permitapi.event.models import DomainEvent
 from permitapi.kit.clock import isoformat_z
-from permitapi.kit.cursors import CursorCodec, CursorError
+from permitapi.kit.cursors import MAX_BIGINT, CursorCodec, CursorError, int_in
 from permitapi.sources.registry import Directory
 
 log = logging.getLogger("permitapi.event.feed")
@@ -55,7 +55,10 @@ def _checkpoint(secret: str, api_key_id: str, token: str, now: datetime) -> tupl
             raise _invalid("the cursor's event has expired (events are kept 30 days)") from None
         raise _invalid("the cursor is not valid") from None
     seq, appended = state.get("s"), state.get("t")
-    if type(seq) is not int or seq < 1 or type(appended) is not int:
+    # An event appended after the cursor was read back (beyond the codec's minute of grace) is
+    # as forged as a seq no BIGINT holds.
+    latest = int(now.timestamp()) + 60
+    if not int_in(seq, 1, MAX_BIGINT) or not int_in(appended, 0, latest):
         raise _invalid("the cursor is not valid")
     appended_at = datetime.fromtimestamp(appended, tz=now.tzinfo)
     if appended_at < now - EVENTS_RETENTION:

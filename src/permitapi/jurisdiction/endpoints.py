@@ -21,6 +21,7 @@ from permitapi.jurisdiction.schemas import (
 from permitapi.permit import coverage
 from permitapi.web.deps import Authenticated, Ctx, MaybeAuthenticated
 from permitapi.web.openapi import problem_responses
+from permitapi.web.plain_int import PlainInt
 
 router = APIRouter(tags=["jurisdictions"])
 
@@ -46,7 +47,7 @@ async def list_jurisdictions(ctx: Ctx) -> JurisdictionList:
     responses=problem_responses(400),
 )
 async def list_requested_jurisdictions(
-    ctx: Ctx, limit: Annotated[int, Query(ge=1, le=200)] = 100
+    ctx: Ctx, limit: Annotated[PlainInt, Query(ge=1, le=200)] = 100
 ) -> RequestedJurisdictionList:
     async with ctx.sessionmaker() as session:
         listing = await service.requested_jurisdictions(session, limit)

@@ -7,6 +7,10 @@ signature is HMAC-SHA256 over `v1.<payload>` with a key derived from the service
 purpose label, so a token minted for one purpose never verifies for another.
 
 Every failure is one `CursorError` with a `reason` for logs; clients only ever learn "invalid".
+
+A valid signature only proves the token was minted with the secret, and a secret can leak:
+every decoded field is range-checked before use (`iat` here, the caller's state with
+`int_in`), so a forged `t=-10**15` or `s=2**63` is a 400, never an overflow further down.
 """
 
 from __future__ import annotations
@@ -17,12 +21,16 @@ import hashlib
 import hmac
 from collections.abc import Mapping
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeGuard
 
 import orjson
 
 VERSION = "v1"
 _MAX_TOKEN_LENGTH = 4096
+# Unix seconds a timestamp in a cursor may hold: 1970-01-01 .. 9999-12-31.
+MAX_TIMESTAMP = 253_402_300_799
+# The largest integer SQL BIGINT columns (and so SQL parameters) hold.
+MAX_BIGINT = 2**63 - 1
 
 
 class CursorError(ValueError):
@@ -37,6 +45,11 @@ def _b64encode(data: bytes) -> str:
 
 def _b64decode(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def int_in(value: object, low: int, high: int) -> TypeGuard[int]:
+    """Whether a decoded value is an integer (not a bool, not a float) in low..high."""
+    return type(value) is int and low <= value <= high
 
 
 def binding_digest(*parts: str) -> str:
@@ -81,7 +94,7 @@ class CursorCodec:
         if not isinstance(payload, dict):
             raise CursorError("malformed")
         issued_at, bound, state = payload.get("iat"), payload.get("bnd"), payload.get("st")
-        if not isinstance(issued_at, int) or not isinstance(state, dict):
+        if not int_in(issued_at, 0, MAX_TIMESTAMP) or not isinstance(state, dict):
             raise CursorError("malformed")
         age = now.timestamp() - issued_at
         # A cursor from the future (clock skew between processes) gets a minute of grace only.

@@ -12,6 +12,7 @@ Outputs are the REST answers: the schemas are the REST response models'.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -24,6 +25,7 @@ from permitapi.discovery.filters import (
     MAX_STATUS_LENGTH,
     PERMIT_TYPES,
 )
+from permitapi.kit.plain_numbers import plain_decimal
 from permitapi.operation.schemas import OperationOut
 from permitapi.permit.identity import MAX_NUMBER_LENGTH
 from permitapi.watch.schemas import WatchEnrolled
@@ -188,8 +190,9 @@ class SearchInput(ToolInput):
 
 
 def _query_value(value: Any) -> str:
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
+    # A number as a query string carries it: `0.00001`, never `1e-05` (which REST refuses).
+    if isinstance(value, float) and math.isfinite(value):
+        return plain_decimal(value)
     return str(value)
 
 

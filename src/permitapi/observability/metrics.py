@@ -43,6 +43,13 @@ PORTAL_FETCHES: Final = Counter(
     ("source", "operation", "outcome"),
     registry=REGISTRY,
 )
+QUERY_DEFECTS: Final = Counter(
+    "permitapi_query_build_defects",
+    "Portal queries that could not be built from validated criteria, by source: a defect of "
+    "ours, never counted as a portal failure.",
+    ("source",),
+    registry=REGISTRY,
+)
 REFUSALS: Final = Counter(
     "permitapi_refusals",
     "Requests refused by a meter or a window (429), by problem code.",

@@ -17,6 +17,7 @@ from urllib.parse import quote
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from permitapi.errors import BadRequest, MultipleChoices, NotFound, invalid_parameter
+from permitapi.kit.plain_numbers import ascii_form
 from permitapi.permit import repository
 from permitapi.permit.models import PermitRecord
 from permitapi.sources import detect
@@ -52,6 +53,17 @@ def check_number(raw: str, *, location: str = "path") -> str:
         raise invalid_parameter(
             "permit_number",
             f"must be 1 to {MAX_NUMBER_LENGTH} printable characters",
+            code="invalid_permit_number",
+            location=location,
+        )
+    if not number.isascii():
+        # Refused, not normalised: every portal numbers its permits in ASCII, and a full-width
+        # or Arabic-Indic digit must never reach a portal (or a cache key) as itself.
+        plain = ascii_form(number)
+        hint = f" ('{plain}'?)" if plain.isascii() else ""
+        raise invalid_parameter(
+            "permit_number",
+            f"must be written with ASCII letters and digits{hint}",
             code="invalid_permit_number",
             location=location,
         )

@@ -1,8 +1,11 @@
 """Worker job `permit-created`: the shared daily city-and-county discovery monitor.
 
 Once a day (a `job_leases` lease: one pass across all workers) it reads every permit LADBS and
-EPIC-LA list with an issue date in a three-day window ending today at the sources, so that a
-permit published a day or two late is still caught. Identities it never observed before are
+EPIC-LA list with an issue date from three days ago at the sources on, so that a permit
+published a day or two late is still caught. The window has no upper bound: a source that
+stamps a later day than ours (a portal stamping in UTC between midnight UTC and midnight in Los
+Angeles) is still read, never silently left out; a future-dated outlier is read too, and
+announced once like any identity never observed before. Identities it never observed before are
 recorded; from the second successful pass on, each emits one `permit_created` event
 (`{permit: <discovery hit>, first_observed_at}`) to the keys entitled to it: an active live key
 of a paid plan with the Permit Discovery add-on that has an active webhook explicitly
@@ -60,8 +63,9 @@ class LeaseLost(Exception):
     pass
 
 
-def window(ctx: AppContext) -> tuple[date, date]:
-    """The issue-date window: the last WINDOW_DAYS calendar days at the sources."""
+def window_start(ctx: AppContext) -> date:
+    """The first issue date read: WINDOW_DAYS calendar days back, at the source whose calendar
+    is the furthest behind."""
     now = ctx.clock.now()
     days = []
     for slug in DISCOVERY_SOURCES:
@@ -69,7 +73,7 @@ def window(ctx: AppContext) -> tuple[date, date]:
         if jurisdiction is None:  # the directory lost a discovery source: a deployment bug
             raise RuntimeError(f"discovery source {slug} is not in the directory")
         days.append(source_today(jurisdiction, now))
-    return min(days) - timedelta(days=WINDOW_DAYS - 1), max(days)
+    return min(days) - timedelta(days=WINDOW_DAYS - 1)
 
 
 class PermitCreatedMonitor:
@@ -109,10 +113,9 @@ class PermitCreatedMonitor:
         return 0
 
     async def _read_window(self, ctx: AppContext) -> list[SearchHit]:
-        date_from, date_to = window(ctx)
         query = SearchQuery(
             sources=DISCOVERY_SOURCES,
-            filters=Filters(date_from=date_from, date_to=date_to),
+            filters=Filters(date_from=window_start(ctx)),
             limit=PAGE_SIZE,
             cursor=None,
             scoped=True,

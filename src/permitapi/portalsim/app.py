@@ -18,10 +18,11 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Mapping
-from datetime import date
+from collections.abc import Callable, Mapping
+from datetime import UTC, date, datetime
 from typing import Any
 from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo
 
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute
@@ -103,15 +104,26 @@ def create_sim_app(
     family_latency_ms: Mapping[str, int] | None = None,
     today: date | None = None,
     families: Mapping[str, str] | None = None,
+    clock: Callable[[], datetime] | None = None,
 ) -> Starlette:
     """The portal simulator as an ASGI app; `app.state.store` is its `SimStore`.
 
     `permits_per_jurisdiction`: one count for every jurisdiction, or a mapping by slug or
     platform (slug wins) over the defaults (ladbs 400, epicla 300, 30 per Accela agency).
     `families` replaces `SIMULATORS` (name -> "module:Class"), for tests.
+
+    Dates are stamped in each portal's own zone, as the portals do (LADBS and EPIC-LA in Los
+    Angeles): "today" is the calendar day at the jurisdiction by `clock` (default: the real
+    time), read when a permit is generated or created, unless a fixed `today` is given.
     """
     directory = directory or default_directory()
-    today = today or date.today()
+    now = clock or (lambda: datetime.now(UTC))
+
+    def local_today(jurisdiction: Jurisdiction) -> date:
+        if today is not None:
+            return today
+        return now().astimezone(ZoneInfo(jurisdiction.timezone)).date()
+
     store = SimStore()
     loaded, skipped = _load_families(families if families is not None else SIMULATORS)
 
@@ -123,7 +135,7 @@ def create_sim_app(
         for jurisdiction in members:
             count = _count_for(jurisdiction, permits_per_jurisdiction)
             rng = random.Random(f"{seed}:{jurisdiction.slug}")
-            for permit in family.generate(jurisdiction, rng, count, today):
+            for permit in family.generate(jurisdiction, rng, count, local_today(jurisdiction)):
                 store.put(permit)
         routes.extend(family.routes(store, directory))
         normalizers[name] = _status_normalizer(name, family)
@@ -140,7 +152,7 @@ def create_sim_app(
         )
         return result
 
-    control = ControlApi(store, directory, normalize, today)
+    control = ControlApi(store, directory, normalize, local_today)
     app = Starlette(routes=[*control.routes(), *routes])
     app.state.store = store
     app.state.directory = directory

@@ -46,12 +46,16 @@ def _problem(status: int, error: str, detail: str) -> JSONResponse:
 
 class ControlApi:
     def __init__(
-        self, store: SimStore, directory: Directory, normalize: Normalizer, today: date
+        self,
+        store: SimStore,
+        directory: Directory,
+        normalize: Normalizer,
+        today: Callable[[Jurisdiction], date],
     ) -> None:
         self.store = store
         self.directory = directory
         self.normalize = normalize
-        self.today = today
+        self.today = today  # the calendar day at a jurisdiction, now
 
     def routes(self) -> list[BaseRoute]:
         return [
@@ -128,18 +132,19 @@ class ControlApi:
         return JSONResponse(to_json(updated), status_code=201 if created else 200)
 
     def _new_permit(self, jurisdiction: Jurisdiction, number: str) -> PermitSnapshot:
-        applied = self.today - timedelta(days=30)
+        today = self.today(jurisdiction)
+        applied = today - timedelta(days=30)
         return PermitSnapshot(
             jurisdiction=jurisdiction.slug,
             permit_number=portal_number(jurisdiction.platform.split(":")[0], number),
             raw_status=DEFAULT_NEW_STATUS,
             status=self.normalize(jurisdiction, DEFAULT_NEW_STATUS),
-            status_date=self.today,
+            status_date=today,
             permit_type="Building",
             address="100 Main St",
             work_description="Created through the simulator control API",
             applied_date=applied,
-            issued_date=self.today,
+            issued_date=today,
             inspections=[],
             pending_inspections=[],
             conditions=[],

@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 import random
-from datetime import date
+from datetime import UTC, date, datetime
 from typing import Any
 from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo
 
 import orjson
 from starlette.requests import Request
@@ -87,6 +88,7 @@ class LadbsFamily:
     def routes(self, store: SimStore, directory: Directory) -> list[BaseRoute]:
         jurisdiction = next((j for j in directory if j.platform == self.family), None)
         slug = jurisdiction.slug if jurisdiction else "ladbs"
+        zone = ZoneInfo(jurisdiction.timezone if jurisdiction else "America/Los_Angeles")
         endpoints = jurisdiction.endpoints if jurisdiction else {}
         pcis = urlsplit(endpoints.get("pcis", PCIS_DEFAULT))
         socrata = urlsplit(endpoints.get("socrata", SOCRATA_DEFAULT))
@@ -115,7 +117,7 @@ class LadbsFamily:
                 return _json(
                     {"code": "not_found", "error": True, "message": "Dataset not found"}, 404
                 )
-            rows, columns = self._dataset(store, slug, kind)
+            rows, columns = self._dataset(store, slug, kind, datetime.now(UTC).astimezone(zone))
             try:
                 result = run_query(rows, dict(request.query_params), columns)
             except SoqlError as exc:
@@ -132,9 +134,9 @@ class LadbsFamily:
         ]
 
     def _dataset(
-        self, store: SimStore, slug: str, kind: str
+        self, store: SimStore, slug: str, kind: str, now: datetime
     ) -> tuple[list[dict[str, Any]], frozenset[str]]:
-        refreshed = date.today()
+        refreshed = now.date()  # the city publishes on its own calendar
         permits: list[dict[str, Any]] = []
         inspections: list[dict[str, Any]] = []
         live = store.of(slug)

@@ -6,6 +6,7 @@ names the member it came from (`criteria.zip`, location `body`).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from permitapi.discovery.filters import (
@@ -16,10 +17,13 @@ from permitapi.discovery.filters import (
     parse_search,
 )
 from permitapi.errors import BadRequest, invalid_parameter
+from permitapi.kit.plain_numbers import plain_decimal
 
 PREFIX = "criteria"
 # Evaluations read pages of this size (the spec's baseline: up to 100 newest identities).
 EVALUATION_PAGE_SIZE = 100
+# Larger JSON numbers are no filter value; the search's own checks word the 400.
+MAX_JSON_NUMBER = 10**18
 
 
 def _member(name: str) -> str:
@@ -35,10 +39,12 @@ def _scalar(name: str, value: Any) -> str:
     if isinstance(value, bool) or value is None or isinstance(value, (dict, list)):
         kind = "null" if value is None else type(value).__name__
         raise _refused(name, f"must be a string or a number, not {kind}", f"invalid_{name}")
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return repr(value)
+    if isinstance(value, (int, float)):
+        # JSON numbers in their plain spelling, as a query string would carry them; Python's
+        # parser also reads `Infinity` and `NaN`, which are no filter value.
+        if not math.isfinite(value) or abs(value) > MAX_JSON_NUMBER:
+            raise _refused(name, "must be a finite number", f"invalid_{name}")
+        return plain_decimal(value)
     assert isinstance(value, str)
     return value
 

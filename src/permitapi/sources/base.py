@@ -220,6 +220,17 @@ class SearchNotSupported(SourceError):
     """The family offers no discovery search."""
 
 
+class QueryNotBuilt(Exception):
+    """Validated criteria could not be written as this source's query. Not a SourceError: the
+    portal was never asked, so source health and circuits must not hear of it. Discovery's
+    filters admit only what every builder can write, so this is our defect (500), never the
+    client's and never the portal's."""
+
+    def __init__(self, source: str, cause: BaseException) -> None:
+        super().__init__(f"{source}: query not built: {type(cause).__name__}: {cause}")
+        self.source = source
+
+
 class SourceAdapter(Protocol):
     """One portal family. Implementations are stateless apart from their HTTP client.
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
 
+from permitapi.kit.plain_numbers import parse_plain_decimal
 from permitapi.sources.registry import Directory, Jurisdiction
 
 # Fixed forever: changing it changes every permit_id (design.md "Permit identity").
@@ -217,16 +218,14 @@ def detect(
 
 
 def parse_near(value: str | None) -> tuple[float, float] | None:
-    """`"<lat>,<lon>"` -> a point; anything malformed or out of range -> None (ignored)."""
+    """`"<lat>,<lon>"` -> a point; anything malformed (an exponent, `1_0`, `inf`) or out of
+    range -> None (ignored)."""
     if not value:
         return None
     parts = value.split(",")
     if len(parts) != 2:
         return None
-    try:
-        lat, lon = float(parts[0]), float(parts[1])
-    except ValueError:
-        return None
-    if not (math.isfinite(lat) and math.isfinite(lon)) or abs(lat) > 90 or abs(lon) > 180:
+    lat, lon = parse_plain_decimal(parts[0]), parse_plain_decimal(parts[1])
+    if lat is None or lon is None or abs(lat) > 90 or abs(lon) > 180:
         return None
     return (lat, lon)

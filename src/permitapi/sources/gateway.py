@@ -5,22 +5,26 @@ Services call `SourceGateway.fetch_permit` / `.search`; they never construct ada
 Adapter construction: each family's adapter class takes the shared `PortalHttp`.
 Every call's outcome is recorded with its latency: success | not_found | retry_later |
 portal_changed | blocked | error (an unexpected exception: an adapter bug). A family without
-discovery (`SearchNotSupported`) records nothing: the portal was not asked.
+discovery (`SearchNotSupported`) records nothing: the portal was not asked. Nor does a query
+that could not be built (`QueryNotBuilt`): it is logged and counted as our defect
+(`permitapi_query_build_defects`), and never moves source health.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Awaitable, Mapping, Sequence
 from typing import Protocol, TypeVar
 
-from permitapi.observability.metrics import PORTAL_FETCHES
+from permitapi.observability.metrics import PORTAL_FETCHES, QUERY_DEFECTS
 from permitapi.sources.base import (
     Blocked,
     NotFoundAtSource,
     PermitSnapshot,
     PortalChanged,
+    QueryNotBuilt,
     RetryLater,
     SearchCriteria,
     SearchNotSupported,
@@ -32,6 +36,7 @@ from permitapi.sources.http import PortalHttp
 from permitapi.sources.registry import Jurisdiction
 
 T = TypeVar("T")
+log = logging.getLogger("permitapi.sources.gateway")
 
 
 class OutcomeRecorder(Protocol):
@@ -191,6 +196,10 @@ class SourceGateway:
         try:
             result = await call
         except SearchNotSupported:
+            raise
+        except QueryNotBuilt as defect:
+            log.error("%s %s: %s", jurisdiction.slug, operation, defect, exc_info=defect)
+            QUERY_DEFECTS.labels(jurisdiction.slug).inc()
             raise
         except Exception as error:
             await self._record(jurisdiction, operation, error, started)

@@ -44,14 +44,13 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 
 from permitapi import __version__
+from permitapi.kit.retry_after import parse_retry_after
 from permitapi.sources.base import PortalChanged, RetryLater
 from permitapi.sources.circuit import CircuitBreaker, CircuitSnapshot
 from permitapi.sources.pages import classify_page, classify_url
@@ -115,22 +114,6 @@ def rewrite_for_simulator(real_url: str, portal_base_url: str | None) -> str:
     parts = urlsplit(real_url)
     target = f"{portal_base_url.rstrip('/')}/{parts.netloc}{parts.path}"
     return f"{target}?{parts.query}" if parts.query else target
-
-
-def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
-    """Seconds from a Retry-After header (delta-seconds or HTTP-date); None when invalid."""
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        moment = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return max(0.0, (moment - (now or datetime.now(UTC))).total_seconds())
 
 
 class _TokenBucket:
@@ -518,10 +501,12 @@ class PortalHttp:
         finally:
             await response.aclose()
         # The body is already decoded: drop the framing headers that described the wire bytes.
+        # Raw bytes: a header value outside ASCII (a portal's `Retry-After: \xb2`) must not
+        # fail to encode again.
         kept = [
             (name, value)
-            for name, value in response.headers.multi_items()
-            if name.lower() not in {"content-encoding", "content-length", "transfer-encoding"}
+            for name, value in response.headers.raw
+            if name.lower() not in {b"content-encoding", b"content-length", b"transfer-encoding"}
         ]
         return httpx.Response(
             response.status_code,

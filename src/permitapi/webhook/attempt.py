@@ -9,6 +9,7 @@ answer cannot redirect it. Redirects are never followed: a 3xx is a failed attem
 from __future__ import annotations
 
 import ipaddress
+import logging
 from dataclasses import dataclass
 from typing import Final
 from urllib.parse import urlsplit, urlunsplit
@@ -16,8 +17,10 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from permitapi import __version__
-from permitapi.sources.http import parse_retry_after
+from permitapi.kit.retry_after import parse_retry_after
 from permitapi.webhook.destination import DestinationRefused, Resolver, resolve_destination
+
+log = logging.getLogger("permitapi.webhook.attempt")
 
 USER_AGENT: Final = f"permitapi-webhooks/{__version__}"
 PREVIEW_CHARS: Final = 500
@@ -96,6 +99,11 @@ async def send(
         finally:
             await response.aclose()
     except httpx.HTTPError as exc:
+        return AttemptResult(None, f"{type(exc).__name__}: {exc}"[:300] or type(exc).__name__)
+    except Exception as exc:
+        # Whatever a receiver sends must end as a recorded attempt: an exception escaping here
+        # would leave the delivery unattempted and re-sent forever, one lease apart.
+        log.exception("webhook attempt to %s failed unexpectedly", destination.host)
         return AttemptResult(None, f"{type(exc).__name__}: {exc}"[:300] or type(exc).__name__)
     status = response.status_code
     if 200 <= status < 300:

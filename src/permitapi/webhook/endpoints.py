@@ -11,6 +11,7 @@ from fastapi import APIRouter, Body, Path, Query
 from permitapi.idempotency.route import idempotent_post
 from permitapi.web.deps import Authenticated, AuthenticatedFree, Ctx
 from permitapi.web.openapi import problem_responses
+from permitapi.web.plain_int import PlainInt
 from permitapi.webhook import probe, service
 from permitapi.webhook.schemas import (
     DeliveryList,
@@ -136,7 +137,7 @@ async def list_deliveries(
     webhook_id: WebhookId,
     principal: AuthenticatedFree,
     ctx: Ctx,
-    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    limit: Annotated[PlainInt, Query(ge=1, le=100)] = 20,
 ) -> DeliveryList:
     async with ctx.sessionmaker() as session:
         listing = await service.deliveries(session, principal, webhook_id, limit)

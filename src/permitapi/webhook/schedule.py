@@ -9,7 +9,8 @@ drawn uniformly ("full jitter") from the n-th window after the delivery was crea
 
 Windows rather than multiplied delays keep the whole schedule inside two days whatever the
 draws, while spreading many receivers' retries apart. A valid Retry-After moves the next
-attempt later (never earlier), by at most `RETRY_AFTER_CAP`.
+attempt later (never earlier), by at most `RETRY_AFTER_CAP`; the value arrives already capped
+(kit/retry_after.py) and is capped again here before any date arithmetic.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from __future__ import annotations
 import random
 from datetime import datetime, timedelta
 from typing import Final
+
+from permitapi.kit.retry_after import MAX_RETRY_AFTER_SECONDS
 
 MAX_ATTEMPTS: Final = 8
 WINDOW_EDGES: Final = (
@@ -29,7 +32,7 @@ WINDOW_EDGES: Final = (
     timedelta(hours=24),
     timedelta(hours=48),
 )
-RETRY_AFTER_CAP: Final = timedelta(hours=12)
+RETRY_AFTER_CAP: Final = timedelta(seconds=MAX_RETRY_AFTER_SECONDS)
 MIN_DELAY: Final = timedelta(seconds=1)
 
 
@@ -49,5 +52,6 @@ def next_attempt_at(
     draw = (rng or random).uniform(0.0, span)
     due = max(created_at + low + timedelta(seconds=draw), now + MIN_DELAY)
     if retry_after_seconds is not None and retry_after_seconds > 0:
-        due = max(due, now + min(timedelta(seconds=retry_after_seconds), RETRY_AFTER_CAP))
+        wait = min(retry_after_seconds, RETRY_AFTER_CAP.total_seconds())
+        due = max(due, now + timedelta(seconds=wait))
     return due

@@ -12,9 +12,10 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from permitapi.kit.retry_after import parse_retry_after
 from permitapi.sources.base import Blocked, PortalChanged, RetryLater
 from permitapi.sources.circuit import CircuitState
-from permitapi.sources.http import USER_AGENT, PortalHttp, SourcePolicy, parse_retry_after
+from permitapi.sources.http import USER_AGENT, PortalHttp, SourcePolicy
 from tests.sources.core.support import LoopbackServer
 
 HOST = "portal.example.gov"
@@ -347,3 +348,24 @@ def test_unknown_policy_override_is_rejected() -> None:
     with pytest.raises(ValueError, match="unknown source policy"):
         SourcePolicy().with_overrides({"read_timout": 3})
     assert SourcePolicy().with_overrides({"read_timeout": 3}).read_timeout == 3
+
+
+async def test_a_portal_retry_after_out_of_the_rules_is_ignored_or_capped(
+    http: PortalHttp, sleeps: RecordingSleep
+) -> None:
+    """Unicode digits are no wait at all (the default applies); a huge value is capped, and is
+    then too long to wait for in-request: neither is an internal error."""
+    with pytest.raises(RetryLater) as ignored:
+        await http.request(
+            "src", "GET", url("flaky"),
+            params={"key": "ra-uni", "fail": 9, "code": 429, "retry_after": "\u00b2"},
+        )  # fmt: skip
+    assert ignored.value.reason == "throttled"
+    assert ignored.value.retry_after < 3600
+    with pytest.raises(RetryLater) as capped:
+        await http.request(
+            "src", "GET", url("flaky"),
+            params={"key": "ra-huge", "fail": 9, "code": 503, "retry_after": "9" * 40},
+        )  # fmt: skip
+    assert capped.value.retry_after == 12 * 3600
+    assert hits["ra-huge"] == 1

@@ -30,6 +30,7 @@ from permitapi.sources.base import (
     PendingInspection,
     PermitSnapshot,
     PortalChanged,
+    QueryNotBuilt,
     RetryLater,
     SearchCriteria,
     SearchHit,
@@ -168,9 +169,11 @@ class EpicLaAdapter:
 
     async def search(self, jurisdiction: Jurisdiction, criteria: SearchCriteria) -> SearchPage:
         query_url = self._query_url(jurisdiction)
-        payload = await self._arcgis(
-            jurisdiction, query_url, query.search_params(criteria), "search"
-        )
+        try:
+            params = query.search_params(criteria)
+        except Exception as exc:
+            raise QueryNotBuilt(jurisdiction.slug, exc) from exc
+        payload = await self._arcgis(jurisdiction, query_url, params, "search")
         page = parse_query_page(payload)
         hits = []
         for feature in page.features:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from datetime import date, timedelta
-from decimal import Decimal
 from typing import Any
 
 import orjson
 
+from permitapi.kit.plain_numbers import plain_decimal
 from permitapi.sources.base import NormalizedStatus, SearchCriteria
 from permitapi.sources.epicla.arcgis import date_literal
 from permitapi.sources.epicla.status import raw_labels_for
@@ -43,8 +43,7 @@ def _like_escape(value: str) -> str:
 def sql_number(value: float) -> str:
     """A plain decimal literal: never an exponent (`1.5e+06` is not ArcGIS SQL) and never
     rounded (`:g` keeps six digits, so 1234567.5 would become 1.23457e+06)."""
-    text = format(Decimal(repr(float(value))), "f")
-    return text.rstrip("0").rstrip(".") if "." in text else text
+    return plain_decimal(value)
 
 
 def lookup_params(case_number: str) -> dict[str, str]:
@@ -130,7 +129,7 @@ def search_params(criteria: SearchCriteria) -> dict[str, str]:
         and criteria.radius_mi is not None
     ):
         params |= {
-            "geometry": f"{criteria.longitude},{criteria.latitude}",
+            "geometry": f"{plain_decimal(criteria.longitude)},{plain_decimal(criteria.latitude)}",
             "geometryType": "esriGeometryPoint",
             "inSR": "4326",
             "spatialRel": "esriSpatialRelIntersects",

@@ -18,6 +18,7 @@ from permitapi.sources.base import (
     NotFoundAtSource,
     PermitSnapshot,
     PortalChanged,
+    QueryNotBuilt,
     RetryLater,
     SearchCriteria,
     SearchHit,
@@ -310,7 +311,10 @@ class LadbsAdapter:
             "$limit": str(criteria.limit + 1),
             "$offset": str(criteria.offset),
         }
-        where = search_where(criteria)
+        try:
+            where = search_where(criteria)
+        except Exception as exc:
+            raise QueryNotBuilt(jurisdiction.slug, exc) from exc
         if where:
             params["$where"] = where
         response = await wire.get(self.http, url, params, "gwh9-jnip search")

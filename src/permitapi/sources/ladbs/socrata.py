@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from permitapi.kit.plain_numbers import plain_decimal
 from permitapi.sources.base import Inspection, PortalChanged
 from permitapi.sources.ladbs.numbers import normalize_permit_number, permit_key
 
@@ -168,7 +169,7 @@ def soql_string(value: str) -> str:
 
 
 def soql_number(value: float) -> str:
-    return repr(int(value)) if float(value).is_integer() else repr(float(value))
+    return plain_decimal(value)
 
 
 def date_range_clauses(column: str, start: date | None, end: date | None) -> list[str]:
