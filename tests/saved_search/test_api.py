@@ -201,7 +201,7 @@ async def test_the_name_limit_is_one_number_in_schema_validation_and_storage(
     schemas = document["components"]["schemas"]
     assert schemas["SavedSearchCreate"]["properties"]["name"]["maxLength"] == 100
     update_name = schemas["SavedSearchUpdate"]["properties"]["name"]
-    stated = [update_name] + update_name.get("anyOf", [])
+    stated = [update_name, *update_name.get("anyOf", [])]
     assert {part.get("maxLength") for part in stated} - {None} == {100}
     key = await new_key(ctx, "pro")
     longest = "n" * 100

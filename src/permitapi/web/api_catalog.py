@@ -22,6 +22,7 @@ _IDENTITY_400 = ("invalid_permit_number", "invalid_jurisdiction")
 _IDENTITY_404 = ("permit_not_found", "jurisdiction_not_supported")
 _DETAIL_404 = (*_IDENTITY_404, "sandbox_not_supported")
 _WEBHOOK_404 = ("webhook_not_found",)
+_WEBHOOK_DELETED = ("webhook_deleted",)
 _SAVED_SEARCH_403 = ("saved_search_not_available",)
 _SAVED_SEARCH_404 = ("saved_search_not_found",)
 _DISCOVERY_400 = (
@@ -133,6 +134,7 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
         {
             400: ("invalid_webhook_url", "invalid_event", "invalid_jurisdiction"),
             404: _WEBHOOK_404,
+            409: _WEBHOOK_DELETED,
         },
     ),
     ("DELETE", "/api/v1/webhooks/{webhook_id}"): Operation("deleteWebhook", {404: _WEBHOOK_404}),
@@ -143,18 +145,24 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
         "replayWebhookDelivery",
         {
             404: (*_WEBHOOK_404, "delivery_not_found"),
-            409: ("delivery_pending", "webhook_inactive"),
+            409: ("delivery_pending", "webhook_inactive", *_WEBHOOK_DELETED),
         },
     ),
     ("POST", "/api/v1/webhooks/{webhook_id}/rotate-secret"): Operation(
-        "rotateWebhookSecret", {404: _WEBHOOK_404}
+        "rotateWebhookSecret", {404: _WEBHOOK_404, 409: _WEBHOOK_DELETED}
     ),
     ("POST", "/api/v1/webhooks/{webhook_id}/test"): Operation(
-        "testWebhook", {404: _WEBHOOK_404, 429: ("burst_limit_exceeded",)}
+        "testWebhook",
+        {404: _WEBHOOK_404, 409: _WEBHOOK_DELETED, 429: ("burst_limit_exceeded",)},
     ),
     ("POST", "/api/v1/webhooks/{webhook_id}/simulate"): Operation(
         "simulateWebhook",
-        {400: ("invalid_event",), 404: _WEBHOOK_404, 429: ("burst_limit_exceeded",)},
+        {
+            400: ("invalid_event",),
+            404: _WEBHOOK_404,
+            409: _WEBHOOK_DELETED,
+            429: ("burst_limit_exceeded",),
+        },
     ),
     # events
     ("GET", "/api/v1/events"): Operation(
@@ -224,6 +232,8 @@ def shared_codes(
         codes += ["invalid_idempotency_key"] if idempotent else []
     elif status == 401:
         codes.append("invalid_api_key")
+    elif status == 413 and has_body:
+        codes.append("payload_too_large")
     elif status == 409 and idempotent:
         codes.append("idempotency_key_processing")
     elif status == 422 and idempotent:
@@ -238,6 +248,7 @@ CODES: dict[str, str] = {
     "ranked strongest first",
     "invalid_parameter": "A query, path or header parameter is invalid (named in `parameter`)",
     "invalid_body": "The JSON body is invalid (the field is named in `parameter`)",
+    "payload_too_large": "The request body is larger than the limit (`max_body_bytes`)",
     "invalid_idempotency_key": "The Idempotency-Key header is repeated, empty or too long",
     "invalid_permit_number": "The permit number is empty or cannot be a permit number",
     "invalid_jurisdiction": "Unknown jurisdiction slug",
@@ -285,6 +296,7 @@ CODES: dict[str, str] = {
     "jurisdiction_already_supported": "The jurisdiction is already supported",
     "delivery_pending": "The original delivery is still being retried",
     "webhook_inactive": "The webhook is inactive",
+    "webhook_deleted": "The webhook was deleted (deactivated for good)",
     "idempotency_key_reuse": "The Idempotency-Key was used with a different body",
     "rate_limit_exceeded": "The monthly limit is reached (wait for X-RateLimit-Reset, enable "
     "overage or change plan)",
