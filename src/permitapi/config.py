@@ -77,6 +77,9 @@ class Settings(BaseSettings):
     # Keyless calls (status, batch) served from the curated dataset, per client address over a
     # rolling 24 hours; shared across processes through Redis when PERMITAPI_REDIS_URL is set.
     demo_calls_per_day: int = Field(default=30, ge=1, le=10_000)
+    # Keyless POST /jurisdictions/request calls per client address over a rolling 24 hours
+    # (jurisdiction/anonymous.py); shared through Redis like the demo's cap.
+    anonymous_jurisdiction_requests_per_day: int = Field(default=10, ge=1, le=10_000)
     # Peers whose X-Forwarded-For is believed (reverse proxies), as IP addresses or CIDR
     # networks, JSON: PERMITAPI_TRUSTED_PROXIES='["10.0.0.0/8"]'. Default: none.
     trusted_proxies: list[str] = Field(default_factory=list)

@@ -103,6 +103,7 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
         {
             400: ("invalid_jurisdiction_name", "invalid_state"),
             409: ("jurisdiction_already_supported",),
+            429: ("jurisdiction_request_limit_exceeded",),
         },
     ),
     ("GET", "/api/v1/jurisdictions/{slug}/stats"): Operation(
@@ -271,7 +272,10 @@ CODES: dict[str, str] = {
     "invalid_permit_type": "Unknown permit type",
     "invalid_status": "The status text is too long or not printable",
     "invalid_limit": "The page size is out of range",
-    "invalid_jurisdiction_name": "The requested jurisdiction name is missing or malformed",
+    "invalid_jurisdiction_name": "The requested name is not a place name (letters, spaces and "
+    ". ' -, at most 100 characters)",
+    "jurisdiction_request_limit_exceeded": "Keyless jurisdiction requests are capped per "
+    "address per 24 hours",
     "invalid_state": "Not a US state code",
     "invalid_webhook_url": "The webhook URL is not an allowed public HTTPS destination",
     "invalid_event": "Unknown event name",
