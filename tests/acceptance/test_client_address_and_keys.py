@@ -1,6 +1,7 @@
 """Black-box, on real servers: the client address is the TCP peer unless that peer is a trusted
-proxy (issue 19 item 3), `serve` refuses short secret keys but takes 32 bytes (item 9), and a
-sandbox key deactivated with the CLI is refused on its very next call (item 7).
+proxy (issue 19 item 3), keyless jurisdiction requests are bounded per address (item 5),
+`serve` refuses short secret keys but takes 32 bytes (item 9), and a sandbox key deactivated
+with the CLI is refused on its very next call (item 7).
 
 The servers here trust no proxy (the default): loopback sending X-Forwarded-For is a client
 like any other, so rotating the header never buys more demo calls, over REST or the tool
@@ -71,6 +72,36 @@ def test_dev_ignores_forwarded_addresses_from_an_untrusted_peer(untrusting: DevS
             headers=spoofed(1000 + index),
         )
         assert problem(result)["code"] == "demo_limit_exceeded"
+
+
+def test_keyless_jurisdiction_requests_are_bounded_whatever_the_forwarded_address(
+    untrusting: DevServer,
+) -> None:
+    """The attack of issue 19: 100 keyless votes for one name (rotating X-Forwarded-For) and
+    markup as a name. One vote counts, 10 calls a day are admitted, the markup is refused."""
+    request = "/api/v1/jurisdictions/request"
+    with httpx.Client(base_url=untrusting.base_url, timeout=30) as http:
+        markup = http.post(
+            request, json={"jurisdiction_name": "<img src=x onerror=alert(1)>", "state": "CA"}
+        )
+        assert_problem(markup, 400, "invalid_jurisdiction_name")
+        answers = [
+            http.post(
+                request,
+                json={"jurisdiction_name": "Stuffington", "state": "OR"},
+                headers=spoofed(index),
+            )
+            for index in range(100)
+        ]
+        assert [a.status_code for a in answers[:10]] == [200] * 10
+        assert {a.json()["request_count"] for a in answers[:10]} == {1}
+        for refused in answers[10:]:
+            assert_problem(refused, 429, "jurisdiction_request_limit_exceeded")
+            assert int(refused.headers["retry-after"]) > 0
+        listed = http.get("/api/v1/jurisdictions/requests").json()["requests"]
+        names = {entry["jurisdiction_name"]: entry["request_count"] for entry in listed}
+        assert names.get("Stuffington") == 1
+        assert not any("<" in name for name in names)
 
 
 def test_dev_tool_server_demo_is_capped_per_peer_too(tmp_path: Path) -> None:
