@@ -59,9 +59,10 @@ async def list_requested_jurisdictions(
     response_model=JurisdictionRequestResult,
     summary="Request a jurisdiction (key optional; one vote per key or keyless address)",
     description="A live key votes once per jurisdiction. Without a key the request counts only "
-    "in request_count, once per client address per jurisdiction, and each address may make 10 "
-    "keyless requests per rolling 24 hours (429 jurisdiction_request_limit_exceeded with "
-    "Retry-After past that). A sandbox key changes nothing.",
+    "in request_count, once per client address per jurisdiction, and each address may make "
+    "10 keyless requests (by default) per rolling 24 hours (429 "
+    "jurisdiction_request_limit_exceeded with Retry-After past that). A sandbox key changes "
+    "nothing.",
     responses=problem_responses(400, 401, 409, 422, 429),
 )
 async def request_jurisdiction(
