@@ -2,9 +2,9 @@
 the body streams in and before anything reads it: authentication, JSON parsing, the tool server.
 
 - A declared `Content-Length` over the limit is refused at once, without reading a byte.
-- A chunked body (or one that sends more than it declared) is counted as it arrives; the chunk
-  that crosses the limit ends the request: whatever the application answers then is replaced
-  by the 413, and nothing past the limit is buffered.
+- A chunked body is counted as it arrives; the chunk that crosses the limit ends the request:
+  whatever the application answers then is replaced by the 413, and nothing past the limit is
+  buffered. (A body with a declared length is never longer: the server frames it.)
 
 Either way the answer is the 413 problem `payload_too_large` (with `max_body_bytes`). The
 server discards the rest of a refused body as it arrives, unbuffered, and then answers: closing
@@ -35,14 +35,19 @@ class BodyTooLarge(HTTPException):
         super().__init__(status_code=413)
 
 
-def declared_length(scope: Scope) -> int | None:
+def framing(scope: Scope) -> tuple[int | None, bool]:
+    """The declared Content-Length (None when absent) and whether the body is chunked."""
+    declared: int | None = None
+    chunked = False
     for name, value in scope["headers"]:
         if name == b"content-length":
             try:
-                return int(value)
+                declared = int(value)
             except ValueError:
-                return None  # the server refuses a malformed length before we run
-    return None
+                declared = None  # the server refuses a malformed length before we run
+        elif name == b"transfer-encoding":
+            chunked = True
+    return declared, chunked
 
 
 class BodyLimitMiddleware:
@@ -54,9 +59,15 @@ class BodyLimitMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        declared = declared_length(scope)
+        declared, chunked = framing(scope)
         if declared is not None and declared > self.max_bytes:
             await self.refuse(scope, send)
+            return
+        if not chunked:
+            # HTTP/1.1 framing: the server hands on at most the declared length, and a request
+            # with neither header has no body. Only chunked bodies need counting, so the hot
+            # path's bodiless GETs pass untouched.
+            await self.app(scope, receive, send)
             return
         received = 0
         exceeded = False
