@@ -41,6 +41,7 @@ from permitapi.sources.shared_pace import SharedPacer
 from permitapi.usage.burst import BurstLimiter
 from permitapi.usage.endpoints import router as usage_router
 from permitapi.watch.endpoints import router as watch_router
+from permitapi.web.body_limit import BodyLimitMiddleware
 from permitapi.web.docs import install_docs
 from permitapi.web.openapi import build_openapi
 from permitapi.web.problems import install_problem_handlers
@@ -137,6 +138,8 @@ def create_app(
         openapi_url="/openapi.json",
     )
     install_problem_handlers(app)
+    # Added first, so it runs inside the request context (outermost) and before everything else.
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_request_body_bytes)
     app.add_middleware(RequestContextMiddleware, api_prefix=API_PREFIX)
 
     # Routes are matched in order: the status lookup (the hot path) goes first. Its pattern,

@@ -17,7 +17,7 @@ import uvicorn
 from permitapi.account import key_invalidation
 from permitapi.account import service as accounts
 from permitapi.account.plans import PlanName
-from permitapi.config import DEFAULT_SQLITE_PATH, Settings, sqlite_url
+from permitapi.config import DEFAULT_SQLITE_PATH, MIN_SECRET_KEY_BYTES, Settings, sqlite_url
 from permitapi.db import migrate
 from permitapi.db.engine import create_engine, create_sessionmaker
 from permitapi.errors import ApiError
@@ -147,11 +147,19 @@ def serve(
     workers: int = 1,
     migrate_first: Annotated[bool, typer.Option("--migrate/--no-migrate")] = True,
 ) -> None:
-    """Production server. Refuses to start while a secret holds its placeholder."""
+    """Production server. Refuses to start while a secret holds its placeholder or is shorter
+    than 32 bytes."""
     settings = Settings()
     missing = settings.placeholder_secrets()
     if missing:
         _fail(f"refusing to start: set {', '.join(missing)} to a real secret", code=2)
+    short = settings.short_secrets()
+    if short:
+        _fail(
+            f"refusing to start: {', '.join(short)} must be at least {MIN_SECRET_KEY_BYTES} "
+            "bytes (e.g. the output of `openssl rand -hex 32`)",
+            code=2,
+        )
     if settings.allow_loopback_webhooks:
         _fail("refusing to start: PERMITAPI_ALLOW_LOOPBACK_WEBHOOKS is for dev and tests", code=2)
     if migrate_first:
@@ -164,7 +172,10 @@ def serve(
         port=port,
         workers=workers,
         access_log=False,
-        proxy_headers=True,
+        # The client address is ours to derive (demo/client_address.py, from
+        # PERMITAPI_TRUSTED_PROXIES only): uvicorn's own rewrite would believe X-Forwarded-For
+        # from any loopback peer.
+        proxy_headers=False,
     )
 
 
@@ -341,7 +352,14 @@ def dev(
     application = create_app(
         settings, extra_lifespans=[in_process_worker], mounts={SIM_PREFIX: simulator}
     )
-    uvicorn.run(application, host=host, port=port, access_log=False, log_config=None)
+    uvicorn.run(
+        application,
+        host=host,
+        port=port,
+        access_log=False,
+        log_config=None,
+        proxy_headers=False,  # as in `serve`: only PERMITAPI_TRUSTED_PROXIES are believed
+    )
 
 
 @app.command("portal-sim")

@@ -14,6 +14,9 @@ from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PLACEHOLDER_SECRET = "insecure-placeholder-secret-change-me"  # noqa: S105
+# The shortest secret key `serve` accepts: it signs cursors and webhook payload secrets, and an
+# HMAC-SHA256 key shorter than the digest is guessable sooner than the digest itself.
+MIN_SECRET_KEY_BYTES = 32
 DEFAULT_SQLITE_PATH = Path("var") / "permitapi.db"
 
 Environment = Literal["production", "development", "test"]
@@ -65,10 +68,18 @@ class Settings(BaseSettings):
     # another worker after this.
     delivery_lease_seconds: float = Field(default=120.0, gt=0)
 
+    # -- requests -----------------------------------------------------------------------------
+    # The largest request body accepted, in bytes (web/body_limit.py): larger ones are refused
+    # with 413 payload_too_large while they stream in, before authentication or parsing.
+    max_request_body_bytes: int = Field(default=1024 * 1024, ge=1024, le=1024 * 1024 * 1024)
+
     # -- anonymous demo -----------------------------------------------------------------------
     # Keyless calls (status, batch) served from the curated dataset, per client address over a
     # rolling 24 hours; shared across processes through Redis when PERMITAPI_REDIS_URL is set.
     demo_calls_per_day: int = Field(default=30, ge=1, le=10_000)
+    # Keyless POST /jurisdictions/request calls per client address over a rolling 24 hours
+    # (jurisdiction/anonymous.py); shared through Redis like the demo's cap.
+    anonymous_jurisdiction_requests_per_day: int = Field(default=10, ge=1, le=10_000)
     # Peers whose X-Forwarded-For is believed (reverse proxies), as IP addresses or CIDR
     # networks, JSON: PERMITAPI_TRUSTED_PROXIES='["10.0.0.0/8"]'. Default: none.
     trusted_proxies: list[str] = Field(default_factory=list)
@@ -118,6 +129,11 @@ class Settings(BaseSettings):
     @property
     def is_sqlite(self) -> bool:
         return self.database_url.startswith("sqlite")
+
+    def short_secrets(self) -> list[str]:
+        """Names of secret settings shorter than MIN_SECRET_KEY_BYTES (UTF-8 bytes)."""
+        secret = self.secret_key.get_secret_value().encode()
+        return ["PERMITAPI_SECRET_KEY"] if len(secret) < MIN_SECRET_KEY_BYTES else []
 
     def placeholder_secrets(self) -> list[str]:
         """Names of secret settings that still hold their insecure placeholder value."""

@@ -42,7 +42,7 @@ async def two_instances(
 async def call(client: httpx.AsyncClient, key: str, n: int) -> httpx.Response:
     return await client.post(
         "/api/v1/jurisdictions/request",
-        json={"jurisdiction_name": f"Redisville {n}", "state": "OR"},
+        json={"jurisdiction_name": f"Redisville {'abcdefghijklmnopqrstuvwxyz'[n]}", "state": "OR"},
         headers={"X-API-Key": key},
     )
 

@@ -150,9 +150,13 @@ def test_human_output_of_keys_create(tmp_path: Path) -> None:
     ("extra", "message"),
     [
         ({}, "PERMITAPI_SECRET_KEY"),
+        # Shorter than 32 bytes: an empty key, a word, and 31 bytes (two of them one character).
+        ({"PERMITAPI_SECRET_KEY": ""}, "PERMITAPI_SECRET_KEY must be at least 32 bytes"),
+        ({"PERMITAPI_SECRET_KEY": "abc"}, "PERMITAPI_SECRET_KEY must be at least 32 bytes"),
+        ({"PERMITAPI_SECRET_KEY": "é" + "x" * 29}, "PERMITAPI_SECRET_KEY must be at least 32"),
         (
             {
-                "PERMITAPI_SECRET_KEY": "a-real-secret-for-this-test",
+                "PERMITAPI_SECRET_KEY": "a-real-secret-for-this-test-of-32-bytes",
                 "PERMITAPI_ALLOW_LOOPBACK_WEBHOOKS": "1",
             },
             "PERMITAPI_ALLOW_LOOPBACK_WEBHOOKS",

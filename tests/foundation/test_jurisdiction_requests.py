@@ -1,16 +1,24 @@
-"""Requested jurisdictions: validation, normalisation, one vote per key, status and timeline."""
+"""Requested jurisdictions: validation, normalisation, one vote per key or keyless address, the
+keyless daily cap, status and timeline.
+
+The in-process client's peer (127.0.0.1) is a trusted proxy here, so X-Forwarded-For names the
+keyless caller and one test can play several addresses."""
 
 from __future__ import annotations
 
 import asyncio
 import uuid
+from contextlib import AsyncExitStack
 from typing import Any
 
 import httpx
 import pytest
 
+from permitapi.config import Settings
 from permitapi.context import AppContext
 from permitapi.jurisdiction import service
+from permitapi.kit.clock import FrozenClock
+from tests.foundation.test_burst_redis import REDIS_URL, two_instances
 from tests.foundation.test_problems import assert_problem
 from tests.support.accounts import make_account
 
@@ -18,15 +26,29 @@ REQUEST = "/api/v1/jurisdictions/request"
 LIST = "/api/v1/jurisdictions/requests"
 
 
+@pytest.fixture
+def settings(settings: Settings) -> Settings:
+    return settings.model_copy(update={"trusted_proxies": ["127.0.0.1"]})
+
+
+def letters() -> str:
+    """Ten random letters: place names hold no digits."""
+    return uuid.uuid4().hex[:10].translate(str.maketrans("0123456789", "ghijklmnop"))
+
+
 def place() -> str:
     """A name no other test uses (the database lives for the whole session)."""
-    return f"Testville {uuid.uuid4().hex[:10]}"
+    return f"Testville {letters()}"
 
 
 async def ask(
-    client: httpx.AsyncClient, name: str, state: str = "OR", key: str | None = None
+    client: httpx.AsyncClient,
+    name: str,
+    state: str = "OR",
+    key: str | None = None,
+    address: str = "198.51.100.1",
 ) -> httpx.Response:
-    headers = {"X-API-Key": key} if key else {}
+    headers = {"X-API-Key": key} if key else {"X-Forwarded-For": address}
     return await client.post(
         REQUEST, json={"jurisdiction_name": name, "state": state}, headers=headers
     )
@@ -57,7 +79,9 @@ async def test_anonymous_requests_raise_only_request_count(client: httpx.AsyncCl
         "status": "open",
         "estimated_timeline": service.ESTIMATED_TIMELINE["open"],
     }
-    second = (await ask(client, name)).json()
+    repeat = (await ask(client, name)).json()  # the same address: no second vote
+    assert (repeat["request_count"], repeat["unique_keys_count"]) == (1, 0)
+    second = (await ask(client, name, address="198.51.100.2")).json()
     assert (second["request_count"], second["unique_keys_count"]) == (2, 0)
     entry = await listed(client, name)
     assert entry == {k: v for k, v in second.items() if k != "estimated_timeline"}
@@ -79,14 +103,17 @@ async def test_one_vote_per_key_and_a_repeat_changes_nothing(
 
 
 async def test_names_are_normalised(client: httpx.AsyncClient) -> None:
-    suffix = uuid.uuid4().hex[:8]
+    suffix = letters()
     first = (await ask(client, f"San Jose {suffix}", "CA")).json()
-    for variant in (f"  san  jose {suffix} ", f"SAN JOSE {suffix}", f"City of San Jose {suffix}"):
-        again = (await ask(client, variant, "ca")).json()
+    variants = (f"  san  jose {suffix} ", f"SAN JOSE {suffix}", f"City of San Jose {suffix}")
+    for index, variant in enumerate(variants):
+        again = (await ask(client, variant, "ca", address=f"203.0.113.{index}")).json()
         assert again["jurisdiction_name"] == f"San Jose {suffix}"  # the first spelling is shown
         assert again["state_code"] == "CA"
     assert again["request_count"] == 4
     assert first["request_count"] == 1
+    # The first address asking again in another spelling is the same jurisdiction: no vote.
+    assert (await ask(client, f"city of san jose {suffix}", "CA")).json()["request_count"] == 4
     # The same name in another state is another jurisdiction.
     assert (await ask(client, f"San Jose {suffix}", "NM")).json()["request_count"] == 1
 
@@ -95,8 +122,8 @@ async def test_status_moves_with_distinct_keys_only(
     client: httpx.AsyncClient, ctx: AppContext
 ) -> None:
     name = place()
-    for _ in range(12):
-        await ask(client, name)
+    for index in range(12):
+        await ask(client, name, address=f"192.0.2.{index}")
     assert (await listed(client, name))["status"] == "open"
     keys = [(await make_account(ctx, "free")).live_key for _ in range(service.PENDING_AT_KEYS)]
     seen = []
@@ -163,10 +190,89 @@ async def test_territories_and_dc_are_states(client: httpx.AsyncClient, state: s
     assert response.json()["state_code"] == state.strip().upper()
 
 
-@pytest.mark.parametrize("name", ["", "   ", "x" * 101, "12345", "bad\x00name", "\t\n"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "",
+        "   ",
+        "x" * 101,
+        "12345",
+        "bad\x00name",
+        "\t\n",
+        "<img src=x onerror=alert(1)>",
+        "Springfield 2",
+        "Reno / Washoe",
+        "San Jose!",
+        "Town_of_X",
+        "'; DROP TABLE jurisdiction_requests; --",
+        "https://example.com",
+        "\u202eevil",
+        "Zoë\u200b",
+        "...",
+    ],
+)
 async def test_bad_name_is_400_naming_it(client: httpx.AsyncClient, name: str) -> None:
     body = assert_problem(await ask(client, name), 400, "invalid_jurisdiction_name")
     assert body["parameter"] == "jurisdiction_name"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["Coeur d'Alene", "St. Louis", "Winston-Salem", "Cañon City", "Can\u0303on City", "Mäntsälä"],
+)
+async def test_place_names_with_accents_and_punctuation_are_accepted(
+    client: httpx.AsyncClient, name: str
+) -> None:
+    response = await ask(client, f"{name} {letters()}", "CO")
+    assert response.status_code == 200, response.text
+    # An accent typed as a combining mark is stored composed (NFC).
+    assert response.json()["jurisdiction_name"].startswith(name.replace("n\u0303", "ñ"))
+
+
+async def test_keyless_requests_are_capped_per_address_per_day(
+    client: httpx.AsyncClient, ctx: AppContext
+) -> None:
+    ctx.settings = ctx.settings.model_copy(update={"anonymous_jurisdiction_requests_per_day": 3})
+    address = "198.51.100.77"
+    for _ in range(3):
+        assert (await ask(client, place(), address=address)).status_code == 200
+    # A refused name does not use the allowance up, nor does a sandbox or live key.
+    assert (await ask(client, "12345", address=address)).status_code == 400
+    refused = await ask(client, place(), address=address)
+    body = assert_problem(refused, 429, "jurisdiction_request_limit_exceeded")
+    assert 0 < int(refused.headers["retry-after"]) <= 24 * 3600
+    assert body["retry_after_seconds"] == int(refused.headers["retry-after"])
+    assert (await ask(client, place(), address="198.51.100.78")).status_code == 200
+    account = await make_account(ctx, "pro")
+    for _ in range(4):
+        assert (await ask(client, place(), key=account.live_key)).status_code == 200
+
+
+async def test_the_keyless_cap_and_votes_are_shared_by_api_processes_through_redis(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    shared = settings.model_copy(
+        update={
+            "redis_url": REDIS_URL,
+            "redis_namespace": f"permitapi-test-{uuid.uuid4().hex}",
+            "anonymous_jurisdiction_requests_per_day": 4,
+        }
+    )
+    name = place()
+    async with AsyncExitStack() as stack:
+        _, first, second = await two_instances(stack, shared, clock)
+        answers = [
+            await (first if index % 2 else second).post(
+                REQUEST,
+                json={"jurisdiction_name": name, "state": "OR"},
+                headers={"X-Forwarded-For": "203.0.113.50"},
+            )
+            for index in range(4)
+        ]
+        assert [a.json()["request_count"] for a in answers] == [1, 1, 1, 1]  # one vote
+        for client in (first, second):
+            refused = await ask(client, place(), address="203.0.113.50")
+            assert_problem(refused, 429, "jurisdiction_request_limit_exceeded")
 
 
 @pytest.mark.parametrize(

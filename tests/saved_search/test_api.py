@@ -194,6 +194,29 @@ async def test_bad_bodies(
     assert_problem(bad_status, 400, "invalid_body")
 
 
+async def test_the_name_limit_is_one_number_in_schema_validation_and_storage(
+    client: httpx.AsyncClient, ctx: AppContext
+) -> None:
+    document = (await client.get("/openapi.json")).json()
+    schemas = document["components"]["schemas"]
+    assert schemas["SavedSearchCreate"]["properties"]["name"]["maxLength"] == 100
+    update_name = schemas["SavedSearchUpdate"]["properties"]["name"]
+    stated = [update_name, *update_name.get("anyOf", [])]
+    assert {part.get("maxLength") for part in stated} - {None} == {100}
+    key = await new_key(ctx, "pro")
+    longest = "n" * 100
+    created = await create(client, key, CRITERIA, name=longest)
+    assert created["name"] == longest
+    assert (await read(client, key, created["saved_search_id"]))["name"] == longest
+    path = f"{URL}/{created['saved_search_id']}"
+    for name in ("n" * 101, "n" * 150, "n " * 60):  # the last collapses to 119 characters
+        refused = await client.post(URL, json={"name": name, "criteria": CRITERIA},
+                                    headers=key.headers)  # fmt: skip
+        assert assert_problem(refused, 400, "invalid_name")["parameter"] == "name"
+        renamed = await client.patch(path, json={"name": name}, headers=key.headers)
+        assert_problem(renamed, 400, "invalid_name")
+
+
 async def test_equivalent_criteria_are_accepted_in_any_spelling(
     client: httpx.AsyncClient, ctx: AppContext
 ) -> None:

@@ -29,6 +29,7 @@ class DevServer:
     env: dict[str, str]
     keys: dict[str, dict[str, str]] = field(default_factory=dict)
     sqlite: bool = True
+    pid: int = 0  # the server process (its /proc/<pid>/status shows its memory)
 
     def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
         return run_cli(*args, cwd=self.workdir, env=self.env)
@@ -78,7 +79,14 @@ def dev_server(
             assert set(keys) == {"free", "pro"}, output
             for account in keys.values():
                 assert set(account) == {"account_id", "live_key", "sandbox_key"}
-            yield DevServer(base_url, workdir, env, keys, sqlite=database_url is None)
+            yield DevServer(
+                base_url,
+                workdir,
+                env,
+                keys,
+                sqlite=database_url is None,
+                pid=started.process.pid,
+            )
     finally:
         if databases is not None:
             databases.close()

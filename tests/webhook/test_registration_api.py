@@ -9,9 +9,11 @@ import httpx
 import pytest
 
 from permitapi.context import AppContext
+from permitapi.webhook.engine import DeliveryJobs
 from tests.foundation.test_problems import assert_problem
 from tests.support.receiver import Receiver
 from tests.webhook.conftest import new_key, register
+from tests.webhook.test_delivery import emit
 
 
 async def test_registration_answers_the_secret_once(
@@ -207,18 +209,61 @@ async def test_another_keys_webhook_is_404_everywhere(
     assert still[0]["is_active"] is True
 
 
-async def test_delete_is_soft_and_final_for_the_key(
+async def test_delete_is_the_contracts_soft_deactivation(
     client: httpx.AsyncClient, ctx: AppContext, receiver: Receiver
 ) -> None:
-    key = await new_key(ctx)
+    """DELETE keeps the webhook listed (is_active false, disabled_reason deleted, deleted_at),
+    its deliveries readable, outside the active cap, with no further delivery; it is final:
+    changes and probes are 409 webhook_deleted, a second DELETE answers the same."""
+    key = await new_key(ctx, "free")  # one active webhook allowed
     created = await register(client, key, receiver.url())
-    path = f"/api/v1/webhooks/{created['webhook_id']}"
-    assert (await client.delete(path, headers=key.headers)).status_code == 200
-    assert_problem(await client.delete(path, headers=key.headers), 404, "webhook_not_found")
-    assert_problem(
-        await client.get(f"{path}/deliveries", headers=key.headers), 404, "webhook_not_found"
+    webhook_id = created["webhook_id"]
+    path = f"/api/v1/webhooks/{webhook_id}"
+    await emit(ctx, key)
+    assert await DeliveryJobs().run_due(ctx) == 1
+    await emit(ctx, key)  # still pending when the webhook is deleted
+
+    deleted = await client.delete(path, headers=key.headers)
+    assert deleted.json() == {"status": "deactivated", "webhook_id": webhook_id}
+    [listed] = (await client.get("/api/v1/webhooks", headers=key.headers)).json()["webhooks"]
+    assert listed["webhook_id"] == webhook_id
+    assert listed["is_active"] is False
+    assert listed["disabled_reason"] == "deleted"
+    assert listed["deleted_at"] is not None
+    history = await client.get(f"{path}/deliveries", headers=key.headers)
+    assert history.status_code == 200, history.text
+    statuses = sorted(d["status"] for d in history.json()["deliveries"])
+    assert statuses == ["dead", "delivered"]  # the pending one ended with the webhook
+
+    await emit(ctx, key)
+    assert await DeliveryJobs().run_due(ctx) == 0
+    assert len(receiver.on("/hook")) == 1
+    assert (
+        len((await client.get(f"{path}/deliveries", headers=key.headers)).json()["deliveries"]) == 2
     )
-    assert (await client.get("/api/v1/webhooks", headers=key.headers)).json() == {"webhooks": []}
+
+    again = await client.delete(path, headers=key.headers)
+    assert again.json() == {"status": "deactivated", "webhook_id": webhook_id}
+    [still] = (await client.get("/api/v1/webhooks", headers=key.headers)).json()["webhooks"]
+    assert still == listed
+    delivery_id = history.json()["deliveries"][0]["id"]
+    for attempt in (
+        client.patch(path, json={"is_active": True}, headers=key.headers),
+        client.patch(path, json={"events": ["status_change"]}, headers=key.headers),
+        client.post(f"{path}/rotate-secret", headers=key.headers),
+        client.post(f"{path}/test", headers=key.headers),
+        client.post(f"{path}/simulate", headers=key.headers),
+        client.post(f"{path}/deliveries/{delivery_id}/replay", headers=key.headers),
+    ):
+        body = assert_problem(await attempt, 409, "webhook_deleted")
+        assert body["deleted_at"] == listed["deleted_at"]
+
+    # Outside the active cap: the free key registers its one active webhook again.
+    replacement = await register(client, key, receiver.url("/second"))
+    assert replacement["is_active"] is True
+    listed_now = (await client.get("/api/v1/webhooks", headers=key.headers)).json()["webhooks"]
+    # (both created at the test clock's one instant: listed in id order)
+    assert {w["webhook_id"] for w in listed_now} == {webhook_id, replacement["webhook_id"]}
 
 
 async def test_sandbox_keys_and_missing_keys(client: httpx.AsyncClient, ctx: AppContext) -> None:

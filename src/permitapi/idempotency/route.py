@@ -21,6 +21,7 @@ from fastapi import APIRouter, Request, Response
 from fastapi.routing import APIRoute
 
 from permitapi.context import AppContext
+from permitapi.demo.client_address import client_address
 from permitapi.idempotency import service
 from permitapi.idempotency.service import Claim, StoredResponse
 from permitapi.web.deps import optional_principal
@@ -91,8 +92,11 @@ async def _run_idempotently(request: Request, values: list[str], run: Handler) -
     key = service.parse_key(values)
     ctx: AppContext = request.app.state.ctx
     principal = await optional_principal(request, ctx)
+    # Keyless callers are told apart by address as the demo does: behind a trusted proxy the
+    # peer is the proxy, shared by every client.
     scope = service.scope_of(
-        principal.key_hash if principal else None, request.client.host if request.client else None
+        principal.key_hash if principal else None,
+        client_address(request, ctx.settings.trusted_proxies),
     )
     body = await request.body()  # cached on the request: the endpoint reads it again
     fingerprint = service.fingerprint(request.method, request.url.path, request.url.query, body)

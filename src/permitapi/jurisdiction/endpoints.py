@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Path, Query, Request
 
 from permitapi.idempotency.route import idempotent_post
-from permitapi.jurisdiction import service, stats
+from permitapi.jurisdiction import anonymous, service, stats
 from permitapi.jurisdiction.coverage_schemas import CoverageResponse
 from permitapi.jurisdiction.schemas import (
     JurisdictionAnalytics,
@@ -58,12 +58,22 @@ async def list_requested_jurisdictions(
     router,
     "/jurisdictions/request",
     response_model=JurisdictionRequestResult,
-    summary="Request a jurisdiction (key optional; one vote per key)",
+    summary="Request a jurisdiction (key optional; one vote per key or keyless address)",
+    description="A live key votes once per jurisdiction. Without a key the request counts only "
+    "in request_count, once per client address per jurisdiction, and each address may make "
+    "10 keyless requests (by default) per rolling 24 hours (429 "
+    "jurisdiction_request_limit_exceeded with Retry-After past that). A sandbox key changes "
+    "nothing.",
     responses=problem_responses(400, 401, 409, 422, 429),
 )
 async def request_jurisdiction(
-    body: JurisdictionRequestBody, principal: MaybeAuthenticated, ctx: Ctx
+    request: Request, body: JurisdictionRequestBody, principal: MaybeAuthenticated, ctx: Ctx
 ) -> JurisdictionRequestResult:
+    address_hash = None
+    if principal is None:
+        # A malformed request is refused before it uses up the caller's daily allowance.
+        service.validate_request(body.jurisdiction_name, body.state)
+        address_hash = await anonymous.admit(request, ctx)
     async with ctx.transaction() as session:
         result = await service.request_jurisdiction(
             session,
@@ -72,6 +82,7 @@ async def request_jurisdiction(
             jurisdiction_name=body.jurisdiction_name,
             state=body.state,
             now=ctx.clock.now(),
+            address_hash=address_hash,
         )
     return JurisdictionRequestResult.model_validate(result)
 

@@ -36,3 +36,16 @@ class JurisdictionRequestVote(Base):
     request_id: Mapped[int] = mapped_column(ForeignKey("jurisdiction_requests.id"))
     api_key_id: Mapped[str] = mapped_column(ForeignKey("api_keys.id"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class JurisdictionRequestAddressVote(Base):
+    """One keyless client's vote, by a keyed hash of its address (never the address itself);
+    the unique pair makes a repeat from the same address a no-op."""
+
+    __tablename__ = "jurisdiction_request_address_votes"
+    __table_args__ = (UniqueConstraint("request_id", "address_hash"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    request_id: Mapped[int] = mapped_column(ForeignKey("jurisdiction_requests.id"))
+    address_hash: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())

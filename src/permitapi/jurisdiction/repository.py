@@ -10,7 +10,11 @@ from sqlalchemy import Select, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from permitapi.db.upsert import insert_or_ignore
-from permitapi.jurisdiction.models import JurisdictionRequest, JurisdictionRequestVote
+from permitapi.jurisdiction.models import (
+    JurisdictionRequest,
+    JurisdictionRequestAddressVote,
+    JurisdictionRequestVote,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +99,18 @@ async def add_vote(
         JurisdictionRequestVote,
         {"request_id": request_id, "api_key_id": api_key_id, "created_at": now},
     ).returning(JurisdictionRequestVote.id)
+    return (await session.execute(statement)).first() is not None
+
+
+async def add_address_vote(
+    session: AsyncSession, *, request_id: int, address_hash: str, now: datetime
+) -> bool:
+    """Record one keyless address's vote; False when that address had already voted."""
+    statement = insert_or_ignore(
+        session,
+        JurisdictionRequestAddressVote,
+        {"request_id": request_id, "address_hash": address_hash, "created_at": now},
+    ).returning(JurisdictionRequestAddressVote.id)
     return (await session.execute(statement)).first() is not None
 
 

@@ -27,7 +27,10 @@ class JurisdictionRequestBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     jurisdiction_name: str = Field(
-        description="City or county name; case and spacing do not matter", examples=["San Jose"]
+        description="City or county name: letters (accented ones included), spaces and "
+        "`. ' -`, at most 100 characters after spacing is tidied; case and spacing do not "
+        "matter. Anything else is 400 invalid_jurisdiction_name.",
+        examples=["San Jose"],
     )
     state: str = Field(description="Two-letter US state or territory code", examples=["CA"])
 

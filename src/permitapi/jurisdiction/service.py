@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import datetime
 from typing import Any
 
@@ -17,6 +18,9 @@ from permitapi.kit.us_states import US_STATE_CODES
 from permitapi.sources.registry import Directory, Jurisdiction
 
 MAX_NAME_LENGTH = 100
+# A place name: letters of any script (accented ones included), spaces and . ' -
+# ("Coeur d'Alene", "St. Louis", "Winston-Salem", "Cañon City"); no digits, no markup.
+PLACE_NAME_PUNCTUATION = frozenset(" .'-")
 # Request status moves forward only, driven by how many distinct API keys asked (anonymous
 # requests are unverifiable, so they raise request_count but never the status).
 STATUS_ORDER = ("open", "investigating", "pending")
@@ -90,9 +94,16 @@ def supported_jurisdiction(directory: Directory, key: str, state_code: str) -> J
     return None
 
 
+def is_place_name(name: str) -> bool:
+    return any(char.isalpha() for char in name) and all(
+        char.isalpha() or char in PLACE_NAME_PUNCTUATION for char in name
+    )
+
+
 def validate_request(jurisdiction_name: str, state: str) -> tuple[str, str]:
-    """The tidy name and upper-case state code, or a 400 naming the parameter."""
-    name = tidy_name(jurisdiction_name)
+    """The tidy name (NFC: an accent typed as a combining mark is one letter) and upper-case
+    state code, or a 400 naming the parameter."""
+    name = tidy_name(unicodedata.normalize("NFC", jurisdiction_name))
     if not name:
         raise invalid_parameter(
             "jurisdiction_name",
@@ -107,10 +118,10 @@ def validate_request(jurisdiction_name: str, state: str) -> tuple[str, str]:
             code="invalid_jurisdiction_name",
             location="body",
         )
-    if not any(char.isalpha() for char in name) or any(not char.isprintable() for char in name):
+    if not is_place_name(name):
         raise invalid_parameter(
             "jurisdiction_name",
-            "must be a place name (letters, no control characters)",
+            "must be a place name: letters (accented ones included), spaces and . ' -",
             code="invalid_jurisdiction_name",
             location="body",
         )
@@ -159,11 +170,13 @@ async def request_jurisdiction(
     jurisdiction_name: str,
     state: str,
     now: datetime,
+    address_hash: str | None = None,
 ) -> dict[str, Any]:
     """Count a request for a jurisdiction and return its current aggregate.
 
     An authenticated live key votes once per jurisdiction (a repeat changes nothing); an
-    anonymous request raises only request_count; a sandbox key changes nothing. Raises 400
+    anonymous request (`address_hash` names its client address) votes once per address and
+    raises only request_count; a sandbox key changes nothing. Raises 400
     invalid_jurisdiction_name / invalid_state, and 409 jurisdiction_already_supported for a
     jurisdiction the directory already covers."""
     name, state_code = validate_request(jurisdiction_name, state)
@@ -182,9 +195,16 @@ async def request_jurisdiction(
     request_id = await repository.ensure_request(
         session, name_key=key, display_name=name, state_code=state_code, now=now
     )
-    counted = principal is None or await repository.add_vote(
-        session, request_id=request_id, api_key_id=principal.api_key_id, now=now
-    )
+    if principal is None:
+        if address_hash is None:
+            raise ValueError("an anonymous request needs its address_hash")
+        counted = await repository.add_address_vote(
+            session, request_id=request_id, address_hash=address_hash, now=now
+        )
+    else:
+        counted = await repository.add_vote(
+            session, request_id=request_id, api_key_id=principal.api_key_id, now=now
+        )
     if counted:
         await repository.count_request(session, request_id, now)
     aggregate = await repository.get_request(session, request_id)

@@ -11,9 +11,16 @@ from typing import Any
 
 from permitapi.account.service import Principal
 from permitapi.context import AppContext
-from permitapi.permit import batch, lookup, sandbox
+from permitapi.demo.access import DEMO_PRINCIPAL
+from permitapi.permit import batch, hot_path, lookup, sandbox
 from permitapi.permit.lookup import ItemOutcome, StatusQuery
 from permitapi.permit.metering import MeterTracker
+
+
+async def _still_active(ctx: AppContext, principal: Principal) -> None:
+    # The demo's principal is no stored key; a sandbox key's principal may come from a cache.
+    if principal.api_key_id != DEMO_PRINCIPAL.api_key_id:
+        await hot_path.ensure_key_active(ctx, principal)
 
 
 async def permit_status(
@@ -22,6 +29,7 @@ async def permit_status(
     """One status answer: a record, an operation (202) or the error outcome. Raises ApiError for
     refusals made before any credit is reserved (validation, entitlement, limits)."""
     if principal.is_sandbox:
+        await _still_active(ctx, principal)
         return await sandbox.sandbox_status(ctx, principal, query)
     return await lookup.lookup_status(ctx, principal, query, meter)
 
@@ -32,5 +40,6 @@ async def batch_status(
     """The batch body (results, errors, operations). Raises only for a bad batch size or an
     exhausted month."""
     if principal.is_sandbox:
+        await _still_active(ctx, principal)
         return sandbox.sandbox_batch(ctx, principal, numbers)
     return await batch.batch_status(ctx, principal, numbers, meter)

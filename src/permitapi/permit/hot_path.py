@@ -74,6 +74,23 @@ async def close(ctx: AppContext) -> None:
         drivers.sqlite.close()
 
 
+async def ensure_key_active(ctx: AppContext, principal: Principal) -> None:
+    """Refuse a key deactivated since this process cached it (401 invalid_api_key). Live keys
+    get this from their reservation's own condition; sandbox calls reserve nothing, so without
+    this one indexed read a deactivated sandbox key would answer until its cache entry aged out
+    (`permitapi keys deactivate` runs in another process, and Redis may carry no message)."""
+    drivers = await _drivers(ctx)
+    if drivers.pg is not None:
+        async with drivers.pg.connection() as connection:
+            active = await hot_repository.pg_key_active(connection, principal.api_key_id)
+    else:
+        assert drivers.sqlite is not None
+        active = hot_repository.sqlite_key_active(drivers.sqlite, principal.api_key_id)
+    if not active:
+        invalidate_everywhere(principal.key_hash)
+        raise Unauthorized("The API key is invalid or deactivated.", code="invalid_api_key")
+
+
 @dataclass(frozen=True, slots=True)
 class HotRead:
     reservation: Reservation | None

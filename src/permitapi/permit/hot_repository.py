@@ -79,6 +79,7 @@ PG_RESERVE_AND_READ = _pg_statement()
 SQLITE_RESERVE = _sqlite_reserve()
 
 SQLITE_KEY_ACTIVE = "SELECT is_active FROM api_keys WHERE id = ?"
+PG_KEY_ACTIVE = "SELECT is_active FROM api_keys WHERE id = $1"
 
 SQLITE_READ = """
 SELECT permit_id, jurisdiction, display_number, raw_status, normalized_status, permit_type,
@@ -162,8 +163,7 @@ def sqlite_reserve_and_read(
         active = True
     else:
         used = None
-        found = connection.execute(SQLITE_KEY_ACTIVE, (api_key_id,)).fetchone()
-        active = bool(found and found[0])
+        active = sqlite_key_active(connection, api_key_id)
     try:
         row = connection.execute(SQLITE_READ, (jurisdiction, permit_number)).fetchone()
     except sqlite3.Error:
@@ -171,3 +171,12 @@ def sqlite_reserve_and_read(
             raise
         row = None
     return ReserveAndRead(used, limit, _cached(row), active)
+
+
+async def pg_key_active(connection: Any, api_key_id: str) -> bool:
+    return bool(await connection.fetchval(PG_KEY_ACTIVE, api_key_id))
+
+
+def sqlite_key_active(connection: sqlite3.Connection, api_key_id: str) -> bool:
+    found = connection.execute(SQLITE_KEY_ACTIVE, (api_key_id,)).fetchone()
+    return bool(found and found[0])

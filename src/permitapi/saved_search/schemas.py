@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from permitapi.account.plans import PARCELS_PER_SEARCH_MAX
 from permitapi.discovery.filters import MAX_RADIUS_MI, PERMIT_TYPES
 
+# One limit for the schema, the validation and the column. The schema states it; the service
+# enforces it (saved_search.service.valid_name), so an overlong name is 400 `invalid_name` like
+# every other bad name, not a generic body error.
+NAME_MAX: Final = 100
+_NAME_LIMIT: Final[dict[str, Any]] = {"maxLength": NAME_MAX}
 _STRING = {"type": "string"}
 _NUMBER = {"type": "number"}
 _DATE = {"type": "string", "format": "date"}
@@ -54,14 +59,16 @@ State = Literal["awaiting_baseline", "monitoring", "paused", "suspended"]
 class SavedSearchCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(min_length=1, max_length=200, examples=["New electrical permits in LA"])
+    name: str = Field(
+        min_length=1, json_schema_extra=_NAME_LIMIT, examples=["New electrical permits in LA"]
+    )
     criteria: dict[str, Any] = Field(json_schema_extra=CRITERIA_SCHEMA)
 
 
 class SavedSearchUpdate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str | None = Field(default=None, min_length=1, max_length=200)
+    name: str | None = Field(default=None, min_length=1, json_schema_extra=_NAME_LIMIT)
     criteria: dict[str, Any] | None = Field(
         default=None,
         description="Replacement criteria. Criteria selecting other permits clear the seen "

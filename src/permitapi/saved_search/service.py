@@ -28,9 +28,9 @@ from permitapi.kit.ids import new_uuid
 from permitapi.saved_search import repository
 from permitapi.saved_search.criteria import parse_criteria, same_search
 from permitapi.saved_search.models import SavedSearch
+from permitapi.saved_search.schemas import NAME_MAX
 
 WHAT: Final = "Saved searches"
-NAME_MAX: Final = 100
 ACTIVE: Final = "active"
 PAUSED: Final = "paused"
 
@@ -75,7 +75,7 @@ def require_entitlement(principal: Principal) -> None:
 
 def valid_name(raw: str) -> str:
     name = " ".join(raw.split())
-    if not name or len(name) > NAME_MAX or not name.isprintable():
+    if not name or len(raw) > NAME_MAX or not name.isprintable():
         raise invalid_parameter(
             "name",
             f"must be 1-{NAME_MAX} printable characters, not only spaces",

@@ -22,6 +22,7 @@ _IDENTITY_400 = ("invalid_permit_number", "invalid_jurisdiction")
 _IDENTITY_404 = ("permit_not_found", "jurisdiction_not_supported")
 _DETAIL_404 = (*_IDENTITY_404, "sandbox_not_supported")
 _WEBHOOK_404 = ("webhook_not_found",)
+_WEBHOOK_DELETED = ("webhook_deleted",)
 _SAVED_SEARCH_403 = ("saved_search_not_available",)
 _SAVED_SEARCH_404 = ("saved_search_not_found",)
 _DISCOVERY_400 = (
@@ -106,6 +107,7 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
         {
             400: ("invalid_jurisdiction_name", "invalid_state"),
             409: ("jurisdiction_already_supported",),
+            429: ("jurisdiction_request_limit_exceeded",),
         },
     ),
     ("GET", "/api/v1/jurisdictions/{slug}/stats"): Operation(
@@ -137,6 +139,7 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
         {
             400: ("invalid_webhook_url", "invalid_event", "invalid_jurisdiction"),
             404: _WEBHOOK_404,
+            409: _WEBHOOK_DELETED,
         },
     ),
     ("DELETE", "/api/v1/webhooks/{webhook_id}"): Operation("deleteWebhook", {404: _WEBHOOK_404}),
@@ -147,18 +150,24 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
         "replayWebhookDelivery",
         {
             404: (*_WEBHOOK_404, "delivery_not_found"),
-            409: ("delivery_pending", "webhook_inactive"),
+            409: ("delivery_pending", "webhook_inactive", *_WEBHOOK_DELETED),
         },
     ),
     ("POST", "/api/v1/webhooks/{webhook_id}/rotate-secret"): Operation(
-        "rotateWebhookSecret", {404: _WEBHOOK_404}
+        "rotateWebhookSecret", {404: _WEBHOOK_404, 409: _WEBHOOK_DELETED}
     ),
     ("POST", "/api/v1/webhooks/{webhook_id}/test"): Operation(
-        "testWebhook", {404: _WEBHOOK_404, 429: ("burst_limit_exceeded",)}
+        "testWebhook",
+        {404: _WEBHOOK_404, 409: _WEBHOOK_DELETED, 429: ("burst_limit_exceeded",)},
     ),
     ("POST", "/api/v1/webhooks/{webhook_id}/simulate"): Operation(
         "simulateWebhook",
-        {400: ("invalid_event",), 404: _WEBHOOK_404, 429: ("burst_limit_exceeded",)},
+        {
+            400: ("invalid_event",),
+            404: _WEBHOOK_404,
+            409: _WEBHOOK_DELETED,
+            429: ("burst_limit_exceeded",),
+        },
     ),
     # events
     ("GET", "/api/v1/events"): Operation(
@@ -238,6 +247,8 @@ def shared_codes(
         codes += ["invalid_idempotency_key"] if idempotent else []
     elif status == 401:
         codes.append("invalid_api_key")
+    elif status == 413 and has_body:
+        codes.append("payload_too_large")
     elif status == 409 and idempotent:
         codes.append("idempotency_key_processing")
     elif status == 422 and idempotent:
@@ -252,6 +263,7 @@ CODES: dict[str, str] = {
     "ranked strongest first",
     "invalid_parameter": "A query, path or header parameter is invalid (named in `parameter`)",
     "invalid_body": "The JSON body is invalid (the field is named in `parameter`)",
+    "payload_too_large": "The request body is larger than the limit (`max_body_bytes`)",
     "invalid_idempotency_key": "The Idempotency-Key header is repeated, empty or too long",
     "invalid_permit_number": "The permit number is empty, not ASCII or cannot be a permit number",
     "invalid_jurisdiction": "Unknown jurisdiction slug",
@@ -278,7 +290,10 @@ CODES: dict[str, str] = {
     "invalid_permit_type": "Unknown permit type",
     "invalid_status": "The status text is too long or not printable",
     "invalid_limit": "The page size is out of range",
-    "invalid_jurisdiction_name": "The requested jurisdiction name is missing or malformed",
+    "invalid_jurisdiction_name": "The requested name is not a place name (letters, spaces and "
+    ". ' -, at most 100 characters)",
+    "jurisdiction_request_limit_exceeded": "Keyless jurisdiction requests are capped per "
+    "address per 24 hours",
     "invalid_state": "Not a US state code",
     "invalid_webhook_url": "The webhook URL is not an allowed public HTTPS destination",
     "invalid_event": "Unknown event name",
@@ -303,6 +318,7 @@ CODES: dict[str, str] = {
     "jurisdiction_already_supported": "The jurisdiction is already supported",
     "delivery_pending": "The original delivery is still being retried",
     "webhook_inactive": "The webhook is inactive",
+    "webhook_deleted": "The webhook was deleted (deactivated for good)",
     "idempotency_key_reuse": "The Idempotency-Key was used with a different body",
     "rate_limit_exceeded": "The monthly limit is reached (wait for X-RateLimit-Reset, enable "
     "overage or change plan)",

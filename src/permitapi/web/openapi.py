@@ -44,6 +44,7 @@ _DESCRIPTIONS = {
     404: "Not found",
     405: "Method not allowed",
     409: "Conflict",
+    413: "Request body larger than the limit (PERMITAPI_MAX_REQUEST_BODY_BYTES, 1 MiB)",
     422: "Idempotency key reused with a different body",
     429: "Monthly limit or per-minute burst exceeded",
     503: "Source temporarily unavailable; see Retry-After",
@@ -315,6 +316,8 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
             responses.pop("422")
         if had_validation and "400" not in responses:
             responses["400"] = _problem_ref(400)
+        if "requestBody" in operation and "413" not in responses:
+            responses["413"] = _problem_ref(413)  # web/body_limit.py, before anything else
         for status, response in list(responses.items()):
             content = response.get("content", {})
             if PROBLEM_CONTENT_TYPE in content and "application/json" in content:

@@ -86,7 +86,7 @@ async def list_webhooks(principal: AuthenticatedFree, ctx: Ctx) -> WebhookList:
     response_model=WebhookOut,
     summary="Change a webhook (every field optional; a new url is validated again)",
     description="Answers the webhook as GET /webhooks lists it.",
-    responses=problem_responses(400, 401, 403, 404),
+    responses=problem_responses(400, 401, 403, 404, 409),
 )
 async def update_webhook(
     webhook_id: WebhookId, body: WebhookUpdate, principal: AuthenticatedFree, ctx: Ctx
@@ -170,7 +170,7 @@ async def replay_delivery(
     "/webhooks/{webhook_id}/rotate-secret",
     response_model=SecretRotated,
     summary="A new signing secret; the previous one keeps signing for 24 hours",
-    responses=problem_responses(401, 403, 404),
+    responses=problem_responses(401, 403, 404, 409),
 )
 async def rotate_secret(
     webhook_id: WebhookId, principal: AuthenticatedFree, ctx: Ctx
@@ -184,7 +184,7 @@ async def rotate_secret(
     "/webhooks/{webhook_id}/test",
     response_model=TestResult,
     summary="Send a synthetic `test` event now (never retried, not counted)",
-    responses=problem_responses(401, 403, 404, 429),
+    responses=problem_responses(401, 403, 404, 409, 429),
 )
 async def test_webhook(webhook_id: WebhookId, principal: Authenticated, ctx: Ctx) -> TestResult:
     return TestResult.model_validate(await probe.ping(ctx, principal, webhook_id))
@@ -198,7 +198,7 @@ async def test_webhook(webhook_id: WebhookId, principal: Authenticated, ctx: Ctx
     "live delivery's (signatures, envelope, realistic data) plus the header "
     "`X-Service-Test: true`; it is not stored, retried or counted. A transport failure is "
     "`status_code` 0 with `error`, and `ok` stays true.",
-    responses=problem_responses(400, 401, 403, 404, 429),
+    responses=problem_responses(400, 401, 403, 404, 409, 429),
 )
 async def simulate_webhook(
     webhook_id: WebhookId,

@@ -20,7 +20,7 @@ class Webhook(Base):
     # None: every jurisdiction.
     jurisdiction_filter: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
     is_active: Mapped[bool] = mapped_column(Boolean)
-    # Why an inactive webhook is inactive: deactivated (DELETE or PATCH), gone (410),
+    # Why an inactive webhook is inactive: deleted (DELETE), deactivated (PATCH), gone (410),
     # failures (consecutive_failures past the threshold).
     disabled_reason: Mapped[str | None] = mapped_column(String(40), nullable=True)
     # The full `whsec_...` strings; shown only at creation and rotation.
@@ -33,8 +33,8 @@ class Webhook(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
     last_triggered_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
-    # Set by DELETE: the webhook is gone for its key (404 from then on) but its deliveries'
-    # history is kept for the retention window.
+    # Set by DELETE, the contract's soft deactivation: the webhook stays listed and its
+    # deliveries readable, inactive for good (changes are 409 webhook_deleted).
     deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     # The worker attempting this webhook's deliveries, until when: at most one attempt per
     # webhook is in flight, and a killed worker's claim lapses (its deliveries stay pending).

@@ -46,10 +46,10 @@ async def count_active(session: AsyncSession, api_key_id: str) -> int:
 
 
 async def webhooks_of(session: AsyncSession, api_key_id: str) -> list[Webhook]:
-    """The key's webhooks that are not deleted, oldest first."""
+    """The key's webhooks, deleted (soft-deactivated) ones included, oldest first."""
     result = await session.execute(
         select(Webhook)
-        .where(Webhook.api_key_id == api_key_id, Webhook.deleted_at.is_(None))
+        .where(Webhook.api_key_id == api_key_id)
         .order_by(Webhook.created_at, Webhook.webhook_id)
     )
     return list(result.scalars())
@@ -58,11 +58,9 @@ async def webhooks_of(session: AsyncSession, api_key_id: str) -> list[Webhook]:
 async def owned_webhook(
     session: AsyncSession, api_key_id: str, webhook_id: str, *, for_update: bool = False
 ) -> Webhook | None:
-    """A webhook of this key that is not deleted (another key's webhook is None: 404)."""
+    """A webhook of this key, deleted or not (another key's webhook is None: 404)."""
     query = select(Webhook).where(
-        Webhook.webhook_id == webhook_id,
-        Webhook.api_key_id == api_key_id,
-        Webhook.deleted_at.is_(None),
+        Webhook.webhook_id == webhook_id, Webhook.api_key_id == api_key_id
     )
     if for_update:
         query = query.with_for_update()

@@ -21,7 +21,7 @@ EventName = Literal[
 ]
 assert set(EventName.__args__) == set(EVENT_TYPES)  # type: ignore[attr-defined]
 
-DisabledReason = Literal["deactivated", "gone", "failures"]
+DisabledReason = Literal["deleted", "deactivated", "gone", "failures"]
 
 _URL = Field(
     description="https URL without credentials whose host resolves only to public addresses "
@@ -71,8 +71,14 @@ class WebhookOut(BaseModel):
     jurisdiction_filter: list[str] | None
     is_active: bool
     disabled_reason: DisabledReason | None = Field(
-        description="Why an inactive webhook is inactive: deactivated (PATCH is_active false), "
-        "gone (the receiver answered 410), failures (repeated failed deliveries); null if active"
+        description="Why an inactive webhook is inactive: deleted (DELETE, final), deactivated "
+        "(PATCH is_active false), gone (the receiver answered 410), failures (repeated failed "
+        "deliveries); null if active"
+    )
+    deleted_at: datetime | None = Field(
+        default=None,
+        description="When DELETE deactivated the webhook for good (it stays listed, its "
+        "deliveries readable; changing it is 409 webhook_deleted); null otherwise",
     )
     created_at: datetime
     last_triggered_at: datetime | None = Field(description="Last delivery attempt (any outcome)")

@@ -45,6 +45,7 @@ def public_view(webhook: Webhook) -> dict[str, Any]:
             isoformat_z(webhook.last_triggered_at) if webhook.last_triggered_at else None
         ),
         "consecutive_failures": webhook.consecutive_failures,
+        "deleted_at": isoformat_z(webhook.deleted_at) if webhook.deleted_at else None,
     }
 
 
@@ -186,14 +187,27 @@ async def list_webhooks(session: AsyncSession, principal: Principal) -> dict[str
 
 
 async def owned(
-    session: AsyncSession, principal: Principal, webhook_id: str, *, for_update: bool = False
+    session: AsyncSession,
+    principal: Principal,
+    webhook_id: str,
+    *,
+    for_update: bool = False,
+    deleted_ok: bool = False,
 ) -> Webhook:
+    """The key's webhook (404 for another key's). A deleted one is only read (list, deliveries,
+    a repeated DELETE): anything that would change or use it is 409 webhook_deleted."""
     require_live_key(principal, WHAT)
     webhook = await repository.owned_webhook(
         session, principal.api_key_id, webhook_id, for_update=for_update
     )
     if webhook is None:
         raise webhook_not_found(webhook_id)
+    if webhook.deleted_at is not None and not deleted_ok:
+        raise Conflict(
+            f"Webhook {webhook_id} was deleted (deactivated for good); register a new one.",
+            code="webhook_deleted",
+            extra={"deleted_at": isoformat_z(webhook.deleted_at)},
+        )
     return webhook
 
 
@@ -234,15 +248,19 @@ async def update(
 async def delete(
     session: AsyncSession, principal: Principal, webhook_id: str, now: datetime
 ) -> dict[str, Any]:
-    """Soft deletion: the row and its delivery history stay for the retention window, but the
-    webhook is gone for its key (404 from now on) and receives nothing more."""
-    await owned(session, principal, webhook_id, for_update=True)
+    """The contract's soft deactivation: the webhook stays listed with `is_active` false,
+    `disabled_reason` deleted and `deleted_at`, its deliveries stay readable, it leaves the
+    active cap and receives nothing more (pending deliveries become dead). A repeated DELETE
+    answers the same and changes nothing."""
+    webhook = await owned(session, principal, webhook_id, for_update=True, deleted_ok=True)
+    if webhook.deleted_at is not None:
+        return {"status": "deactivated", "webhook_id": webhook_id}
     await repository.update_webhook(
         session,
         webhook_id,
         {
             "is_active": False,
-            "disabled_reason": "deactivated",
+            "disabled_reason": "deleted",
             "deleted_at": now,
             "updated_at": now,
         },
@@ -286,7 +304,7 @@ async def rotate_secret(
 async def deliveries(
     session: AsyncSession, principal: Principal, webhook_id: str, limit: int
 ) -> dict[str, Any]:
-    await owned(session, principal, webhook_id)
+    await owned(session, principal, webhook_id, deleted_ok=True)
     found = await repository.deliveries_of(session, webhook_id, limit)
     return {"webhook_id": webhook_id, "deliveries": [delivery_view(d) for d in found]}
 
