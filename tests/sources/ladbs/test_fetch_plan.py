@@ -6,12 +6,11 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-import time
 
 import pytest
 
 from permitapi.sources.base import NotFoundAtSource, PermitSnapshot
-from tests.sources.ladbs.conftest import SLOW_LATENCY, LadbsSim, Served
+from tests.sources.ladbs.conftest import LadbsSim, Served
 
 
 def only(served: list[Served], name: str) -> Served:
@@ -22,19 +21,17 @@ def only(served: list[Served], name: str) -> Served:
 async def test_page_and_gwh9_row_are_read_in_one_round_trip(slow_sim: LadbsSim) -> None:
     for permit in slow_sim.store.of("ladbs"):
         slow_sim.timed.served.clear()
-        started = time.monotonic()
         snapshot = await slow_sim.adapter.fetch_permit(slow_sim.jurisdiction, permit.permit_number)
-        took = time.monotonic() - started
         if snapshot.valuation is not None and "9w5z-rg2h" not in slow_sim.timed.names():
             break  # a Building permit whose page lists its inspections: page + row only
     else:
         pytest.fail("no Building permit without a 9w5z-rg2h read in the simulator")
     page = only(slow_sim.timed.served, "PcisPermitDetail")
     row = only(slow_sim.timed.served, "gwh9-jnip")
-    # Overlapping, not one after the other:
+    # Overlapping, not one after the other: one round trip. (The overlap is the proof; a
+    # wall-clock bound failed on a loaded machine while the reads still overlapped.)
     assert row.started < page.ended
     assert page.started < row.ended
-    assert took < 1.8 * SLOW_LATENCY  # one round trip (sequential reads took two)
     assert "valuation" in snapshot.field_sources
 
 
