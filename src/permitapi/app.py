@@ -137,7 +137,9 @@ def create_app(
         openapi_url="/openapi.json",
     )
     install_problem_handlers(app)
-    app.add_middleware(RequestContextMiddleware, api_prefix=API_PREFIX)
+    app.add_middleware(
+        RequestContextMiddleware, api_prefix=API_PREFIX, access_log=settings.access_log
+    )
 
     # Routes are matched in order: the status lookup (the hot path) goes first. Its pattern,
     # /permits/{permit_number}/status, shadows no other route. The resource router stays after
