@@ -10,7 +10,9 @@
 All create `.venv` and install the pinned dependencies (constraints.txt) when needed;
 `clients` also installs the generators' own pinned toolchains under .cache/clients/.
 `test` makes sure PostgreSQL and Redis are up (starting them with `pg_ctlcluster` and
-`redis-server` when they are down) and fails if PostgreSQL cannot be reached.
+`redis-server` when they are down) and fails if PostgreSQL cannot be reached. It installs the
+Debian packages its checks drive when missing: chromium (the playground's browser test),
+prometheus (`promtool`) and systemd (`systemd-analyze`) for the deployment files.
 """
 
 from __future__ import annotations
@@ -111,6 +113,27 @@ def ensure_chromium() -> None:
         sys.exit(f"{CHROMIUM} is missing and could not be installed (apt-get install chromium)")
 
 
+# The deployment files' own checkers (tests/deploy): Debian package of each command.
+CHECKING_TOOLS = {"promtool": "prometheus", "systemd-analyze": "systemd"}
+
+
+def ensure_checking_tools() -> None:
+    """`promtool check rules` and `systemd-analyze verify` check deploy/ in the suite: install
+    their Debian packages when a command is missing (waiting for another apt-get's lock)."""
+    missing = sorted(
+        {package for tool, package in CHECKING_TOOLS.items() if not shutil.which(tool)}
+    )
+    if missing and shutil.which("apt-get"):
+        prefix = "" if os.geteuid() == 0 else "sudo "
+        _start(f"{prefix}apt-get -o DPkg::Lock::Timeout=600 install -y -q {' '.join(missing)}")
+    still = sorted(tool for tool in CHECKING_TOOLS if not shutil.which(tool))
+    if still:
+        packages = " ".join(CHECKING_TOOLS[tool] for tool in still)
+        sys.exit(
+            f"{', '.join(still)} missing and could not be installed (apt-get install {packages})"
+        )
+
+
 def run(*args: str) -> None:
     print("+ " + " ".join(args), flush=True)
     result = subprocess.run(args, cwd=ROOT, check=False)
@@ -122,6 +145,7 @@ def test(pytest_args: list[str]) -> None:
     ensure_venv()
     ensure_services()
     ensure_chromium()
+    ensure_checking_tools()
     code = [p for p in ("src", "tests", "bench", "tools", "tasks.py") if (ROOT / p).exists()]
     run(str(BIN / "ruff"), "check", *code)
     run(str(BIN / "ruff"), "format", "--check", *code)

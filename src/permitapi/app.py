@@ -140,7 +140,9 @@ def create_app(
     install_problem_handlers(app)
     # Added first, so it runs inside the request context (outermost) and before everything else.
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_request_body_bytes)
-    app.add_middleware(RequestContextMiddleware, api_prefix=API_PREFIX)
+    app.add_middleware(
+        RequestContextMiddleware, api_prefix=API_PREFIX, access_log=settings.access_log
+    )
 
     # Routes are matched in order: the status lookup (the hot path) goes first. Its pattern,
     # /permits/{permit_number}/status, shadows no other route. The resource router stays after

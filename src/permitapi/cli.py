@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 import uvicorn
+from sqlalchemy.engine.url import make_url
 
+from permitapi import dev_state
 from permitapi.account import key_invalidation
+from permitapi.account import repository as account_rows
 from permitapi.account import service as accounts
 from permitapi.account.plans import PlanName
 from permitapi.config import DEFAULT_SQLITE_PATH, MIN_SECRET_KEY_BYTES, Settings, sqlite_url
@@ -27,8 +32,9 @@ from permitapi.permit_created.monitor import PermitCreatedMonitor
 from permitapi.portalsim.app import DEFAULT_SEED, create_sim_app
 from permitapi.saved_search.jobs import SavedSearchEvaluations
 from permitapi.watch.check import WatchCheck
+from permitapi.worker import progress
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
+app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__, rich_markup_mode=None)
 db_app = typer.Typer(no_args_is_help=True, help="Database migrations.")
 keys_app = typer.Typer(no_args_is_help=True, help="API keys.")
 accounts_app = typer.Typer(no_args_is_help=True, help="Accounts.")
@@ -39,6 +45,7 @@ jobs_app = typer.Typer(no_args_is_help=True, help="Background jobs (what the wor
 app.add_typer(jobs_app, name="jobs")
 
 DEV_KEYS_FILE = Path("var") / "dev-keys.json"
+log = logging.getLogger("permitapi.cli")
 
 
 def _fail(message: str, code: int = 1) -> None:
@@ -64,6 +71,25 @@ def _announce(settings: Settings, message: str) -> None:
         )
 
 
+def _shown_url(url: str) -> str:
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def _settings_beside_dev(*, show: bool = False) -> Settings:
+    """Settings, taking the database and the portal simulator of a `permitapi dev` running in
+    this directory where the environment sets neither (permitapi.dev_state). With `show`, or
+    when the dev server's were taken, says on stderr which were used."""
+    chosen = dev_state.choose(os.environ)
+    settings = Settings().model_copy(update=chosen.overrides)
+    if show or chosen.overrides:
+        url = _shown_url(settings.database_url)
+        typer.echo(f"database: {url} ({chosen.database_origin})", err=True)
+    if show:
+        portals = settings.portal_base_url or "the real portal hosts"
+        typer.echo(f"portals: {portals} ({chosen.portals_origin})", err=True)
+    return settings
+
+
 def _run(settings: Settings, work: Any) -> Any:
     try:
         return asyncio.run(_with_session(settings, work))
@@ -72,22 +98,41 @@ def _run(settings: Settings, work: Any) -> Any:
 
 
 @db_app.command("upgrade")
-def db_upgrade(revision: str = "head") -> None:
+def db_upgrade(
+    revision: Annotated[str, typer.Argument(help="Target revision")] = "head",
+) -> None:
     """Apply Alembic migrations up to REVISION (default: head)."""
-    settings = Settings()
+    settings = _settings_beside_dev()
     migrate.upgrade(settings.database_url, revision)
     typer.echo(f"database at {revision}")
+
+
+@db_app.command("current")
+def db_current() -> None:
+    """The database's migration revision; exits 1 when it is behind the code's head."""
+    settings = _settings_beside_dev()
+    current = migrate.current_revision(settings.database_url)
+    head = migrate.head_revision()
+    if current == head:
+        typer.echo(f"database at {current} (head)")
+        return
+    typer.echo(f"database at {current or 'no revision'}; head is {head}")
+    _fail("the database is behind the code: run `permitapi db upgrade`")
 
 
 @keys_app.command("create")
 def keys_create(
     plan: Annotated[PlanName, typer.Option(help="free, developer, pro or enterprise")],
-    discovery_addon: Annotated[bool, typer.Option("--discovery-addon")] = False,
-    overage: Annotated[bool, typer.Option("--overage")] = False,
+    discovery_addon: Annotated[
+        bool, typer.Option("--discovery-addon", help="Enable the discovery add-on")
+    ] = False,
+    overage: Annotated[
+        bool, typer.Option("--overage", help="Allow paid overage past the plan's limit")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object")] = False,
 ) -> None:
     """Create an account with a live key (sk_live_…) and a sandbox key (sk_test_…)."""
-    settings = Settings()
+    settings = _settings_beside_dev()
     migrate.upgrade(settings.database_url)
 
     async def work(session: Any) -> accounts.CreatedAccount:
@@ -114,10 +159,83 @@ def keys_create(
     typer.echo("Keys are shown once; only their hashes are stored.")
 
 
+@keys_app.command("list")
+def keys_list(
+    account: Annotated[
+        str | None, typer.Option("--account", help="Only this account's keys")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON array")] = False,
+) -> None:
+    """Every key: its id, account, plan, kind, state and display prefix (never the key)."""
+    settings = _settings_beside_dev()
+
+    async def work(session: Any) -> list[account_rows.KeyListing]:
+        return await account_rows.list_keys(session, account)
+
+    rows: list[account_rows.KeyListing] = _run(settings, work)
+    listed = [
+        {
+            "key_id": row.api_key_id,
+            "account_id": row.account_id,
+            "plan": row.plan,
+            "kind": "sandbox" if row.is_sandbox else "live",
+            "state": "active" if row.is_active else "deactivated",
+            "prefix": row.display_prefix,
+            "created_at": row.created_at.isoformat(),
+        }
+        for row in rows
+    ]
+    _print_rows(listed, as_json, ("key_id", "account_id", "plan", "kind", "state", "prefix"))
+
+
+@accounts_app.command("list")
+def accounts_list(
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON array")] = False,
+) -> None:
+    """Every account: its id, plan, add-on and overage flags, and number of active keys."""
+    settings = _settings_beside_dev()
+
+    async def work(session: Any) -> list[account_rows.AccountListing]:
+        return await account_rows.list_accounts(session)
+
+    rows: list[account_rows.AccountListing] = _run(settings, work)
+    listed = [
+        {
+            "account_id": row.account_id,
+            "plan": row.plan,
+            "discovery_addon": row.discovery_addon,
+            "overage": row.overage_enabled,
+            "active_keys": row.active_keys,
+            "created_at": row.created_at.isoformat(),
+        }
+        for row in rows
+    ]
+    columns = ("account_id", "plan", "discovery_addon", "overage", "active_keys")
+    _print_rows(listed, as_json, columns)
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def _print_rows(rows: list[dict[str, Any]], as_json: bool, columns: tuple[str, ...]) -> None:
+    if as_json:
+        sys.stdout.write(json.dumps(rows) + "\n")
+        return
+    table = [list(columns), *([_cell(row[c]) for c in columns] for row in rows)]
+    widths = [max(len(line[i]) for line in table) for i in range(len(columns))]
+    for line in table:
+        typer.echo("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip())
+
+
 @keys_app.command("deactivate")
-def keys_deactivate(key: str) -> None:
+def keys_deactivate(
+    key: Annotated[str, typer.Argument(help="The key (sk_live_… or sk_test_…)")],
+) -> None:
     """Deactivate KEY: it is refused with 401 invalid_api_key from now on."""
-    settings = Settings()
+    settings = _settings_beside_dev()
 
     async def work(session: Any) -> None:
         await accounts.deactivate_key(session, key, SystemClock().now())
@@ -128,9 +246,12 @@ def keys_deactivate(key: str) -> None:
 
 
 @accounts_app.command("set-plan")
-def accounts_set_plan(account_id: str, plan: PlanName) -> None:
+def accounts_set_plan(
+    account_id: Annotated[str, typer.Argument(help="The account's id")],
+    plan: Annotated[PlanName, typer.Argument(help="free, developer, pro or enterprise")],
+) -> None:
     """Move ACCOUNT_ID to PLAN. Existing watches and webhooks are kept."""
-    settings = Settings()
+    settings = _settings_beside_dev()
 
     async def work(session: Any) -> None:
         await accounts.set_plan(session, account_id, plan)
@@ -142,10 +263,15 @@ def accounts_set_plan(account_id: str, plan: PlanName) -> None:
 
 @app.command()
 def serve(
-    host: str = "0.0.0.0",  # noqa: S104 - a production server listens on all interfaces
-    port: int = 8000,
-    workers: int = 1,
-    migrate_first: Annotated[bool, typer.Option("--migrate/--no-migrate")] = True,
+    host: Annotated[str, typer.Option(help="Interface to bind")] = "0.0.0.0",  # noqa: S104 - a production server listens on all interfaces
+    port: Annotated[int, typer.Option(help="Port to listen on")] = 8000,
+    workers: Annotated[
+        int, typer.Option(min=1, help="API processes (uvicorn workers) sharing the port")
+    ] = 1,
+    migrate_first: Annotated[
+        bool,
+        typer.Option("--migrate/--no-migrate", help="Apply migrations before starting"),
+    ] = True,
 ) -> None:
     """Production server. Refuses to start while a secret holds its placeholder or is shorter
     than 32 bytes."""
@@ -162,6 +288,9 @@ def serve(
         )
     if settings.allow_loopback_webhooks:
         _fail("refusing to start: PERMITAPI_ALLOW_LOOPBACK_WEBHOOKS is for dev and tests", code=2)
+    logs.configure(settings.effective_log_format, settings.log_level)
+    if workers > 1 and settings.is_sqlite:
+        log.warning(SQLITE_PROCESSES_WARNING, workers)
     if migrate_first:
         migrate.upgrade(settings.database_url)
     uvicorn.run(
@@ -177,6 +306,12 @@ def serve(
         # from any loopback peer.
         proxy_headers=False,
     )
+
+
+SQLITE_PROCESSES_WARNING = (
+    "%d API processes on SQLite: every write takes the one database lock, so the processes "
+    "wait on one another; set PERMITAPI_DATABASE_URL to PostgreSQL to run more than one"
+)
 
 
 @app.command()
@@ -212,8 +347,20 @@ def jobs_list() -> None:
 
 
 @jobs_app.command("run")
-def jobs_run(name: Annotated[str, typer.Argument(help="A job source, e.g. deliveries")]) -> None:
-    """Run one pass of one job source now and print how many jobs it handled."""
+def jobs_run(
+    name: Annotated[str, typer.Argument(help="A job source, e.g. deliveries")],
+    progress_every: Annotated[
+        float,
+        typer.Option(
+            "--progress-every",
+            min=0,
+            help="Seconds between progress lines when stderr is not a terminal",
+        ),
+    ] = 5.0,
+) -> None:
+    """Run one pass of one job source now: progress on stderr (a bar on a terminal, a count
+    every few seconds otherwise), then a summary. Beside a running `permitapi dev` it uses that
+    server's database and portal simulator unless the environment says otherwise."""
     from permitapi.app import build_context
     from permitapi.worker import runner
 
@@ -224,43 +371,41 @@ def jobs_run(name: Annotated[str, typer.Argument(help="A job source, e.g. delive
         _fail(f"unknown job source {name!r}; known: {names}")
         return
     if isinstance(source, WatchCheck):
-        # Run now means every watched permit, due or not, with progress on a terminal.
-        source = WatchCheck(force=True, progress=_progress_printer())
+        # Run now means every watched permit, due or not.
+        source = WatchCheck(force=True)
     elif isinstance(source, SavedSearchEvaluations | PermitCreatedMonitor):
         # A daily pass run now even if it ran today (never while another worker runs it).
         source = type(source)(force=True)
-    settings = Settings()
+    settings = _settings_beside_dev(show=True)
     logs.configure(settings.effective_log_format, settings.log_level)
+    reporter: progress.Reporter = (
+        progress.Bar(name, sys.stderr)
+        if sys.stderr.isatty()
+        else progress.Counts(name, sys.stderr, every=progress_every)
+    )
 
     async def main() -> tuple[int, list[str]]:
         ctx = build_context(settings)
         worker = runner.Worker(ctx, [source])
         try:
-            return await worker.run_once(), worker.failed
+            with progress.reporting(reporter):
+                return await worker.run_once(), worker.failed
         finally:
             await worker.aclose()
             await ctx.gateway.aclose()
             await ctx.engine.dispose()
 
+    began = time.monotonic()
     handled, failed = asyncio.run(main())
-    if sys.stderr.isatty():
-        typer.echo("", err=True)
+    took = f"{time.monotonic() - began:.1f} s"
     if failed:
-        _fail(f"{name}: the pass failed (see the log above); {handled} handled before it did")
+        _fail(
+            f"{name}: the pass failed (see the log above); {handled} handled before it did, "
+            f"in {took}"
+        )
     summary = getattr(source, "last", None)
-    detail = f" ({summary.line()})" if summary is not None and hasattr(summary, "line") else ""
-    typer.echo(f"{name}: {handled} handled{detail}")
-
-
-def _progress_printer() -> Any:
-    """A one-line counter on stderr when it is a terminal; nothing otherwise."""
-    if not sys.stderr.isatty():
-        return None
-
-    def show(done: int) -> None:
-        typer.echo(f"\r  {done} checked", err=True, nl=False)
-
-    return show
+    detail = f"; {summary.line()}" if summary is not None and hasattr(summary, "line") else ""
+    typer.echo(f"{name}: {handled} handled in {took}{detail}")
 
 
 SIM_PREFIX = "/_sim"
@@ -324,8 +469,8 @@ def ensure_dev_keys(settings: Settings) -> dict[str, dict[str, str]]:
 
 @app.command()
 def dev(
-    host: str = "127.0.0.1",
-    port: int = 8000,
+    host: Annotated[str, typer.Option(help="Interface to bind")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on")] = 8000,
     seed: Annotated[int, typer.Option(help="Seed of the simulated portals")] = DEFAULT_SEED,
     latency_ms: Annotated[
         int | None, typer.Option("--latency-ms", help="Simulated portal latency (ms)")
@@ -352,14 +497,22 @@ def dev(
     application = create_app(
         settings, extra_lifespans=[in_process_worker], mounts={SIM_PREFIX: simulator}
     )
-    uvicorn.run(
-        application,
-        host=host,
-        port=port,
-        access_log=False,
-        log_config=None,
-        proxy_headers=False,  # as in `serve`: only PERMITAPI_TRUSTED_PROXIES are believed
+    # For the commands run beside this server (`permitapi jobs run`): its database and simulator.
+    assert settings.portal_base_url is not None
+    dev_state.record(
+        dev_state.DevState(settings.database_url, settings.portal_base_url, base_url, os.getpid())
     )
+    try:
+        uvicorn.run(
+            application,
+            host=host,
+            port=port,
+            access_log=False,
+            log_config=None,
+            proxy_headers=False,  # as in `serve`: only PERMITAPI_TRUSTED_PROXIES are believed
+        )
+    finally:
+        dev_state.clear()
 
 
 @app.command("portal-sim")

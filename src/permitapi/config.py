@@ -111,6 +111,10 @@ class Settings(BaseSettings):
     # default under `dev` and in tests). Either way every line carries the request id.
     log_format: Literal["json", "text"] | None = None
     log_level: str = "INFO"
+    # One line per request (request id, method, route template, status, latency, key id; never
+    # the key) from the logger permitapi.access. Off by default: the request metrics already
+    # count every request.
+    access_log: bool = False
     # When set, GET /metrics needs `Authorization: Bearer <token>`; unset, it is public (put it
     # behind the deployment's private network).
     metrics_token: SecretStr | None = None

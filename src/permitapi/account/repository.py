@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from permitapi.account.models import Account, ApiKey
@@ -137,3 +137,64 @@ async def lock_key(session: AsyncSession, api_key_id: str) -> None:
     """Serialise a key's capped creations (webhooks, watches) until the transaction ends: on
     PostgreSQL a row lock; SQLite already has a single writer."""
     await session.execute(select(ApiKey.id).where(ApiKey.id == api_key_id).with_for_update())
+
+
+@dataclass(frozen=True, slots=True)
+class KeyListing:
+    """A key as `permitapi keys list` shows it: its id and display prefix, never the key."""
+
+    api_key_id: str
+    account_id: str
+    display_prefix: str
+    is_sandbox: bool
+    is_active: bool
+    plan: str
+    created_at: datetime
+    deactivated_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class AccountListing:
+    account_id: str
+    plan: str
+    discovery_addon: bool
+    overage_enabled: bool
+    active_keys: int
+    created_at: datetime
+
+
+async def list_keys(session: AsyncSession, account_id: str | None = None) -> list[KeyListing]:
+    statement = (
+        select(
+            ApiKey.id,
+            ApiKey.account_id,
+            ApiKey.display_prefix,
+            ApiKey.is_sandbox,
+            ApiKey.is_active,
+            Account.plan,
+            ApiKey.created_at,
+            ApiKey.deactivated_at,
+        )
+        .join(Account, Account.id == ApiKey.account_id)
+        .order_by(ApiKey.created_at, ApiKey.id)
+    )
+    if account_id is not None:
+        statement = statement.where(ApiKey.account_id == account_id)
+    return [KeyListing(*row) for row in (await session.execute(statement)).all()]
+
+
+async def list_accounts(session: AsyncSession) -> list[AccountListing]:
+    active_keys = (
+        select(func.count(ApiKey.id))
+        .where(ApiKey.account_id == Account.id, ApiKey.is_active.is_(True))
+        .scalar_subquery()
+    )
+    statement = select(
+        Account.id,
+        Account.plan,
+        Account.discovery_addon,
+        Account.overage_enabled,
+        active_keys,
+        Account.created_at,
+    ).order_by(Account.created_at, Account.id)
+    return [AccountListing(*row) for row in (await session.execute(statement)).all()]

@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
-import redis.asyncio as redis
 from fastapi import APIRouter
 from pydantic import BaseModel
 
 from permitapi.db.engine import ping
 from permitapi.errors import ServiceUnavailable
+from permitapi.health.probes import ping_redis
 from permitapi.web.deps import Ctx
 from permitapi.web.openapi import problem_responses
 
 router = APIRouter(tags=["health"])
 log = logging.getLogger("permitapi.health")
-# A readiness probe must answer well within a load balancer's probe timeout.
-REDIS_PING_SECONDS = 2.0
 
 
 class Health(BaseModel):
@@ -27,14 +24,6 @@ class Health(BaseModel):
 @router.get("/healthz", response_model=Health, summary="Liveness")
 async def healthz() -> Health:
     return Health(status="ok")
-
-
-async def _ping_redis(url: str) -> None:
-    client = redis.from_url(url, socket_connect_timeout=REDIS_PING_SECONDS)
-    try:
-        await asyncio.wait_for(client.ping(), timeout=REDIS_PING_SECONDS)  # type: ignore[arg-type]
-    finally:
-        await client.aclose()
 
 
 @router.get(
@@ -57,7 +46,7 @@ async def readyz(ctx: Ctx) -> Health:
         ) from exc
     if ctx.settings.redis_url:
         try:
-            await _ping_redis(ctx.settings.redis_url)
+            await ping_redis(ctx.settings.redis_url)
         except Exception as exc:
             log.warning("not ready: Redis did not answer (%s)", type(exc).__name__)
             raise ServiceUnavailable("Redis is not reachable.", code="redis_unavailable") from exc

@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 
 from permitapi.context import AppContext
 from permitapi.idempotency import service
+from permitapi.worker import progress
 
 PURGE_INTERVAL = timedelta(minutes=10)
 
@@ -27,4 +28,6 @@ class IdempotencyPurge:
             return 0
         self._last_run = now
         async with ctx.transaction() as session:
-            return await service.purge_expired(session, now)
+            purged = await service.purge_expired(session, now)
+        progress.advance(purged)
+        return purged

@@ -19,13 +19,26 @@ REQUEST_ID: Final[contextvars.ContextVar[str | None]] = contextvars.ContextVar(
 # LogRecord attributes that are not "extra" fields a caller passed.
 _STANDARD_ATTRIBUTES: Final = frozenset(
     logging.LogRecord("", 0, "", 0, "", None, None).__dict__
-) | {"message", "asctime", "request_id", "taskName"}
+) | {"message", "asctime", "request_id", "taskName", "color_message"}
+# uvicorn passes `color_message`, the message again with ANSI colour escapes, as an extra
+# field; it is left out above so that no line carries it.
+ACCESS_LOGGER: Final = "permitapi.access"
 
 
 class RequestIdFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         record.request_id = REQUEST_ID.get()
         return True
+
+
+class DemoteToDebug(logging.Filter):
+    """httpx logs every request it sends at INFO: one line per portal request drowns what a
+    job or a server says. Its records are kept as DEBUG, shown when the level is DEBUG."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno == logging.INFO:
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return logging.getLogger().isEnabledFor(record.levelno)
 
 
 class JsonFormatter(logging.Formatter):
@@ -62,8 +75,11 @@ def configure(log_format: LogFormat, level: str = "INFO") -> None:
         uvicorn_logger = logging.getLogger(name)
         uvicorn_logger.handlers[:] = []
         uvicorn_logger.propagate = True
-    # No access log: the request metrics count every request, and a line per request would
-    # cost the hot path more than it tells.
+    # uvicorn's access log stays off: the request metrics count every request. The opt-in
+    # access log (PERMITAPI_ACCESS_LOG) is the request middleware's, with the route template
+    # and the key id (permitapi.web.request_context).
     access = logging.getLogger("uvicorn.access")
     access.handlers[:] = []
     access.propagate = False
+    httpx_logger = logging.getLogger("httpx")
+    httpx_logger.filters[:] = [DemoteToDebug()]

@@ -81,3 +81,10 @@ QUEUE_OLDEST_AGE: Final = Gauge(
     ("kind",),
     registry=REGISTRY,
 )
+DEPENDENCY_UP: Final = Gauge(
+    "permitapi_dependency_up",
+    "Whether a dependency answered at the last scrape, per dependency (database; redis when "
+    "PERMITAPI_REDIS_URL is set): 1 up, 0 down.",
+    ("dependency",),
+    registry=REGISTRY,
+)

@@ -5,8 +5,14 @@ from __future__ import annotations
 import logging
 
 from permitapi.context import AppContext
+from permitapi.health.probes import ping_redis
 from permitapi.observability import queue_repository
-from permitapi.observability.metrics import CIRCUIT_STATE, QUEUE_DEPTH, QUEUE_OLDEST_AGE
+from permitapi.observability.metrics import (
+    CIRCUIT_STATE,
+    DEPENDENCY_UP,
+    QUEUE_DEPTH,
+    QUEUE_OLDEST_AGE,
+)
 from permitapi.permit_created import monitor as permit_created
 from permitapi.saved_search import jobs as saved_searches
 from permitapi.sources.circuit import CircuitState
@@ -20,9 +26,17 @@ CIRCUIT_VALUES = {CircuitState.CLOSED: 0, CircuitState.HALF_OPEN: 1, CircuitStat
 
 
 async def refresh_gauges(ctx: AppContext) -> None:
-    """Set the queue and circuit gauges. A database failure leaves the queue gauges as they
-    were (the scrape still answers: the counters matter most when the database is down)."""
+    """Set the queue, circuit and dependency gauges. A database failure leaves the queue
+    gauges as they were (the scrape still answers: the counters matter most when the database
+    is down) and sets the database's dependency gauge to 0."""
     now = ctx.clock.now()
+    if ctx.settings.redis_url:
+        try:
+            await ping_redis(ctx.settings.redis_url)
+            DEPENDENCY_UP.labels("redis").set(1)
+        except Exception as exc:
+            log.warning("Redis did not answer the metrics scrape (%s)", type(exc).__name__)
+            DEPENDENCY_UP.labels("redis").set(0)
     for jurisdiction in ctx.directory.all():
         state = (await ctx.http.circuit_state(jurisdiction.slug)).state
         CIRCUIT_STATE.labels(jurisdiction.slug).set(CIRCUIT_VALUES.get(state, 0))
@@ -39,7 +53,9 @@ async def refresh_gauges(ctx: AppContext) -> None:
             ]
     except Exception:
         log.warning("queue gauges not refreshed: the database did not answer", exc_info=True)
+        DEPENDENCY_UP.labels("database").set(0)
         return
+    DEPENDENCY_UP.labels("database").set(1)
     for stat in stats:
         QUEUE_DEPTH.labels(stat.kind).set(stat.depth)
         age = (now - stat.oldest_due_at).total_seconds() if stat.oldest_due_at else 0.0

@@ -24,6 +24,7 @@ from permitapi.permit import presenter
 from permitapi.permit import repository as permits
 from permitapi.permit.lookup import Target, permit_not_found, unavailable
 from permitapi.permit.refresh import RefreshOutcome, process_owner, refresh
+from permitapi.worker import progress
 
 log = logging.getLogger("permitapi.operation.jobs")
 
@@ -47,6 +48,7 @@ class OperationJobs:
                 session, self.owner, now, now + self.lease(ctx), CLAIM_BATCH
             )
         if claimed:
+            progress.expect(len(claimed))
             await asyncio.gather(*(self._run_one(ctx, op_id) for op_id in claimed))
         return len(claimed)
 
@@ -66,6 +68,7 @@ class OperationJobs:
             )
         if not done:
             log.warning("operation %s: lease lost; another worker completes it", operation_id)
+        progress.advance()
 
     async def _execute(
         self, ctx: AppContext, operation: Operation

@@ -42,7 +42,7 @@ from permitapi.saved_search.evaluation import (
 from permitapi.saved_search.service import entitled_plans
 from permitapi.sources.base import SearchHit
 from permitapi.webhook.fanout import matches
-from permitapi.worker import lease_repository
+from permitapi.worker import lease_repository, progress
 from permitapi.worker.leases import PassLease
 
 log = logging.getLogger("permitapi.permit_created")
@@ -125,6 +125,7 @@ class PermitCreatedMonitor:
         for page_number in range(MAX_PAGES):
             outcome = await checked_page(ctx, query, position, first_page=page_number == 0)
             hits.extend(outcome.hits)
+            progress.advance(len(outcome.hits))
             if outcome.next_position is None:
                 return unique_hits(hits)
             position = outcome.next_position

@@ -21,6 +21,7 @@ from permitapi.saved_search import repository
 from permitapi.saved_search.evaluation import EvaluationResult, evaluate
 from permitapi.saved_search.models import SavedSearch
 from permitapi.saved_search.service import entitled_plans
+from permitapi.worker import progress
 from permitapi.worker.leases import PassLease
 
 log = logging.getLogger("permitapi.saved_search.jobs")
@@ -51,6 +52,7 @@ class SavedSearchEvaluations:
             return 0
         async with ctx.sessionmaker() as session:
             searches = await repository.evaluable(session, entitled_plans())
+        progress.expect(len(searches))
         results: list[EvaluationResult] = []
         for start in range(0, len(searches), CONCURRENCY):
             batch = searches[start : start + CONCURRENCY]
@@ -69,6 +71,8 @@ class SavedSearchEvaluations:
         except Exception:  # a database failure: the next daily pass evaluates it again
             log.exception("saved search %s: outcome not recorded", search.saved_search_id)
             return EvaluationResult(search.saved_search_id, "failed", error="internal_error")
+        finally:
+            progress.advance()
 
     @staticmethod
     def _summary(results: list[EvaluationResult]) -> int:

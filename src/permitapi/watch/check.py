@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Final
@@ -32,6 +31,7 @@ from permitapi.sources.base import SourceError
 from permitapi.sources.registry import Jurisdiction
 from permitapi.watch import repository
 from permitapi.watch.models import WatchedPermit
+from permitapi.worker import progress
 from permitapi.worker.leases import PassLease
 
 log = logging.getLogger("permitapi.watch.check")
@@ -59,9 +59,6 @@ class CheckSummary:
             f"checked {self.checked}, changed {self.changed}, emitted {self.emitted}, "
             f"failed {self.failed}"
         )
-
-
-Progress = Callable[[int], None]
 
 
 class WatchCheckIncomplete(Exception):
@@ -98,7 +95,6 @@ class WatchCheck:
         self,
         *,
         force: bool = False,
-        progress: Progress | None = None,
         jurisdictions: set[str] | None = None,
     ) -> None:
         """`force`: check every watched permit now, due or not (`permitapi jobs run`);
@@ -108,7 +104,6 @@ class WatchCheck:
         # One worker runs a pass at a time, at most every PASS_EVERY: two workers reading the
         # same due permits would double the portal requests.
         self.lease = PassLease(self.name, period=PASS_EVERY, lease=PASS_LEASE)
-        self.progress = progress
         self.last = CheckSummary()
 
     def poll_interval(self, ctx: AppContext) -> float:
@@ -134,6 +129,7 @@ class WatchCheck:
                 session, horizon, jurisdictions=self.jurisdictions, limit=PASS_LIMIT
             )
             first_seq = await event_repository.last_seq(session)
+        progress.expect(len(due))
         summary = CheckSummary()
         by_jurisdiction: dict[str, list[WatchedPermit]] = defaultdict(list)
         for row in due:
@@ -163,10 +159,6 @@ class WatchCheck:
             raise WatchCheckIncomplete(f"watch check failed for {', '.join(crashed)}")
         return summary.checked
 
-    def _advance(self, done: int) -> None:
-        if self.progress is not None:
-            self.progress(done)
-
     async def _with_feed(
         self,
         ctx: AppContext,
@@ -185,6 +177,7 @@ class WatchCheck:
         except SourceError as exc:
             await self._failed(ctx, rows, f"change feed: {exc.message}"[:300])
             summary.failed += len(rows)
+            progress.advance(len(rows))
             return
         stored = {}
         async with ctx.sessionmaker() as session:
@@ -229,7 +222,7 @@ class WatchCheck:
         summary.changed += sum(1 for kind in outcomes.values() if kind == "fetched")
         async with ctx.transaction() as session:
             await repository.record_checks(session, updates)
-        self._advance(summary.checked)
+        progress.advance(len(rows))
 
     async def _one_by_one(
         self,
@@ -276,7 +269,7 @@ class WatchCheck:
             summary.checked += len(chunk)
             async with ctx.transaction() as session:
                 await repository.record_checks(session, updates)
-            self._advance(summary.checked)
+            progress.advance(len(chunk))
 
     async def _probe(
         self, ctx: AppContext, jurisdiction: Jurisdiction, rows: list[WatchedPermit]

@@ -4,7 +4,8 @@ The middleware is pure ASGI so it sees every response, including problems render
 exceptions nothing else caught: those become a 500 problem here, with the request id, instead
 of a bare text body. It also records each request's metrics (route template, method, status,
 latency) and puts the request id in the logging context, so every log line of the request
-carries it.
+carries it. With the access log on (PERMITAPI_ACCESS_LOG), it logs one line per request:
+request id, method, route template, status, latency and the key's id (never the key).
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ DATABASE_UNAVAILABLE = Failure(
 )
 _VALID_REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{8,128}$")
 log = logging.getLogger("permitapi.http")
+access = logging.getLogger(logs.ACCESS_LOGGER)
 
 
 class _RequestIds:
@@ -127,9 +129,10 @@ class RequestMetrics:
 
 
 class RequestContextMiddleware:
-    def __init__(self, app: ASGIApp, api_prefix: str = "/api/v1") -> None:
+    def __init__(self, app: ASGIApp, api_prefix: str = "/api/v1", access_log: bool = False) -> None:
         self.app = app
         self.api_prefix = api_prefix
+        self.access_log = access_log
         self.metrics = RequestMetrics()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -198,10 +201,28 @@ class RequestContextMiddleware:
             )
             await send({"type": "http.response.body", "body": orjson.dumps(body)})
         finally:
-            self.metrics.record(
-                route_template(scope, self.api_prefix),
-                scope.get("method", ""),
-                status,
-                time.perf_counter() - began,
-            )
+            route = route_template(scope, self.api_prefix)
+            method = scope.get("method", "")
+            seconds = time.perf_counter() - began
+            self.metrics.record(route, method, status, seconds)
+            if self.access_log:
+                log_access(state, route, method, status, seconds)
             logs.REQUEST_ID.reset(token)
+
+
+def log_access(state: dict[str, Any], route: str, method: str, status: int, seconds: float) -> None:
+    # The principal is what authentication left in request.state: its key id, never the key.
+    principal = state.get("principal")
+    access.info(
+        "%s %s %d",
+        method,
+        route,
+        status,
+        extra={
+            "method": method,
+            "route": route,
+            "status": status,
+            "latency_ms": round(seconds * 1000, 2),
+            "key_id": getattr(principal, "api_key_id", None),
+        },
+    )

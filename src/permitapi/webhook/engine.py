@@ -28,6 +28,7 @@ from permitapi.permit.refresh import process_owner
 from permitapi.webhook import attempt, repository, schedule, signing
 from permitapi.webhook.destination import Resolver
 from permitapi.webhook.models import Webhook, WebhookDelivery
+from permitapi.worker import progress
 
 log = logging.getLogger("permitapi.webhook.engine")
 
@@ -128,6 +129,7 @@ class DeliveryJobs:
                             session, webhook_id, f"webhook disabled ({outcome.disable_reason})"
                         )
                     await repository.release_webhook(session, webhook_id, self.owner)
+            progress.advance(outcome.attempted)
             return outcome.attempted
         except Exception:
             log.exception("delivery drain of webhook %s failed; its lease lapses", webhook_id)

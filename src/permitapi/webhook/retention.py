@@ -10,6 +10,7 @@ from permitapi.account.plans import EVENTS_RETENTION
 from permitapi.context import AppContext
 from permitapi.event import repository as events
 from permitapi.webhook import repository as webhooks
+from permitapi.worker import progress
 
 PURGE_INTERVAL: Final = timedelta(minutes=10)
 
@@ -29,4 +30,5 @@ class MonitoringRetention:
         async with ctx.transaction() as session:
             purged = await events.purge_before(session, cutoff)
             purged += await webhooks.purge_deliveries_before(session, cutoff)
+        progress.advance(purged)
         return purged
