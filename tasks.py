@@ -50,7 +50,7 @@ def ensure_venv() -> None:
     print("installing pinned dependencies into .venv", flush=True)
     pip = [str(BIN / "python"), "-m", "pip", "--disable-pip-version-check", "-q"]
     subprocess.run(
-        [*pip, "install", "-c", str(ROOT / "constraints.txt"), "-e", f"{ROOT}[dev]"],
+        [*pip, "install", "-c", str(ROOT / "constraints.txt"), "-e", f"{ROOT}[dev,browser]"],
         check=True,
     )
     STAMP.write_text(wanted)

@@ -32,6 +32,8 @@ from permitapi.playground.endpoints import router as playground_router
 from permitapi.saved_search.endpoints import router as saved_search_router
 from permitapi.source_health.endpoints import router as source_status_router
 from permitapi.source_health.recorder import DatabaseOutcomeRecorder
+from permitapi.sources.browser.engine import BrowserEngine
+from permitapi.sources.browser.reader import PageReader
 from permitapi.sources.gateway import SourceGateway
 from permitapi.sources.http import PortalHttp
 from permitapi.sources.policies import build_policies, default_policy
@@ -89,8 +91,26 @@ def build_context(
         directory=directory,
         burst=BurstLimiter(settings.redis_url, namespace=settings.redis_namespace),
         http=http,
-        gateway=SourceGateway(http, DatabaseOutcomeRecorder(sessionmaker, clock)),
+        gateway=SourceGateway(
+            http, DatabaseOutcomeRecorder(sessionmaker, clock), pages=page_reader(settings, http)
+        ),
     )
+
+
+def page_reader(settings: Settings, http: PortalHttp) -> PageReader:
+    """How record pages are read: with a browser engine unless `browser_enabled` is off (the
+    browser itself starts on first need)."""
+    engine = (
+        BrowserEngine(
+            http,
+            pool_size=settings.browser_pages,
+            page_timeout=settings.browser_page_timeout_seconds,
+            executable=settings.browser_executable,
+        )
+        if settings.browser_enabled
+        else None
+    )
+    return PageReader(engine, remember_seconds=settings.browser_remember_seconds)
 
 
 def create_app(

@@ -19,7 +19,7 @@ import importlib
 import logging
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import date
 from typing import Any
 from urllib.parse import urlsplit
@@ -30,6 +30,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from permitapi.portalsim.control import ControlApi
 from permitapi.portalsim.family import SimFamily
+from permitapi.portalsim.page_modes import PageModeControl, PageModeMiddleware, PageModes
 from permitapi.portalsim.store import SimStore
 from permitapi.sources.base import NormalizedStatus
 from permitapi.sources.families import SIMULATORS, load
@@ -112,12 +113,15 @@ def create_sim_app(
     family_latency_ms: Mapping[str, int] | None = None,
     today: date | None = None,
     families: Mapping[str, str] | None = None,
+    script_only: Iterable[str] = (),
 ) -> Starlette:
     """The portal simulator as an ASGI app; `app.state.store` is its `SimStore`.
 
     `permits_per_jurisdiction`: one count for every jurisdiction, or a mapping by slug or
     platform (slug wins) over the defaults (ladbs 400, epicla 300, 30 per Accela agency).
-    `families` replaces `SIMULATORS` (name -> "module:Class"), for tests.
+    `families` replaces `SIMULATORS` (name -> "module:Class"), for tests. `script_only` names
+    jurisdictions whose record pages start as script shells (`page_modes`; also settable at
+    /_control/page-modes, with the drift modes); `app.state.page_modes` holds them.
     """
     directory = directory or default_directory()
     today = today or date.today()
@@ -150,7 +154,11 @@ def create_sim_app(
         return result
 
     control = ControlApi(store, directory, normalize, today)
-    app = Starlette(routes=[*control.routes(), *routes])
+    modes = PageModes(script_only={j.slug for s in script_only if (j := directory.get(s))})
+    page_control = PageModeControl(directory, modes)
+    app = Starlette(routes=[*control.routes(), *page_control.routes(), *routes])
+    app.state.page_modes = modes
+    app.add_middleware(PageModeMiddleware, directory=directory, modes=modes)
     app.state.store = store
     app.state.directory = directory
     app.state.families = loaded
