@@ -32,8 +32,7 @@ from permitapi.playground.endpoints import router as playground_router
 from permitapi.saved_search.endpoints import router as saved_search_router
 from permitapi.source_health.endpoints import router as source_status_router
 from permitapi.source_health.recorder import DatabaseOutcomeRecorder
-from permitapi.sources.browser.engine import BrowserEngine
-from permitapi.sources.browser.reader import PageReader
+from permitapi.sources.browser.reader import page_reader
 from permitapi.sources.gateway import SourceGateway
 from permitapi.sources.http import PortalHttp
 from permitapi.sources.policies import build_policies, default_policy
@@ -95,22 +94,6 @@ def build_context(
             http, DatabaseOutcomeRecorder(sessionmaker, clock), pages=page_reader(settings, http)
         ),
     )
-
-
-def page_reader(settings: Settings, http: PortalHttp) -> PageReader:
-    """How record pages are read: with a browser engine unless `browser_enabled` is off (the
-    browser itself starts on first need)."""
-    engine = (
-        BrowserEngine(
-            http,
-            pool_size=settings.browser_pages,
-            page_timeout=settings.browser_page_timeout_seconds,
-            executable=settings.browser_executable,
-        )
-        if settings.browser_enabled
-        else None
-    )
-    return PageReader(engine, remember_seconds=settings.browser_remember_seconds)
 
 
 def create_app(

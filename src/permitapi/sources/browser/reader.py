@@ -18,8 +18,10 @@ from collections.abc import Callable
 
 import httpx
 
+from permitapi.config import Settings
 from permitapi.sources.browser.engine import BrowserEngine, RenderedPage
 from permitapi.sources.browser.verdict import judge_page
+from permitapi.sources.http import PortalHttp
 from permitapi.sources.registry import Jurisdiction
 
 DEFAULT_REMEMBER_SECONDS = 3600.0
@@ -81,3 +83,19 @@ class PageReader:
     async def aclose(self) -> None:
         if self.engine is not None:
             await self.engine.aclose()
+
+
+def page_reader(settings: Settings, http: PortalHttp) -> PageReader:
+    """The process's reader: with a browser engine unless `browser_enabled` is off (the browser
+    itself starts on first need)."""
+    engine = (
+        BrowserEngine(
+            http,
+            pool_size=settings.browser_pages,
+            page_timeout=settings.browser_page_timeout_seconds,
+            executable=settings.browser_executable,
+        )
+        if settings.browser_enabled
+        else None
+    )
+    return PageReader(engine, remember_seconds=settings.browser_remember_seconds)
