@@ -26,6 +26,7 @@ from permitapi.observability import logs
 from permitapi.permit_created.monitor import PermitCreatedMonitor
 from permitapi.portalsim.app import DEFAULT_SEED, create_sim_app
 from permitapi.saved_search.jobs import SavedSearchEvaluations
+from permitapi.source_health.canary_job import CanaryPass
 from permitapi.sources.canary.command import sources_app
 from permitapi.watch.check import WatchCheck
 
@@ -217,7 +218,7 @@ def jobs_run(name: Annotated[str, typer.Argument(help="A job source, e.g. delive
     if isinstance(source, WatchCheck):
         # Run now means every watched permit, due or not, with progress on a terminal.
         source = WatchCheck(force=True, progress=_progress_printer())
-    elif isinstance(source, SavedSearchEvaluations | PermitCreatedMonitor):
+    elif isinstance(source, SavedSearchEvaluations | PermitCreatedMonitor | CanaryPass):
         # A daily pass run now even if it ran today (never while another worker runs it).
         source = type(source)(force=True)
     settings = Settings()

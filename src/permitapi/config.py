@@ -66,6 +66,9 @@ class Settings(BaseSettings):
     browser_page_timeout_seconds: float = Field(default=30.0, gt=0)
     browser_executable: str | None = None
     browser_remember_seconds: float = Field(default=3600.0, gt=0)
+    # The worker's daily drift canary (`sources-canary`; `permitapi sources canary` on demand):
+    # known public records read from the portals, the verdict shown on /developers/status.json.
+    canary_daily: bool = False
 
     # -- webhooks -----------------------------------------------------------------------------
     # Accept http:// receivers on loopback (`permitapi dev` and tests only; `serve` refuses it).
