@@ -18,34 +18,16 @@ from permitapi.portalsim.app import create_sim_app
 from permitapi.source_health.canary_job import CanaryPass
 from permitapi.sources.canary.check import load_records
 from permitapi.sources.gateway import SourceGateway
+from tests.support.canary import seed_canary_records
 from tests.support.portal_http import in_process_http
-
-# Fields every canary record's simulator copy needs so that its expected fields are there.
-SEED: dict[str, dict[str, Any]] = {
-    "ladbs": {"permit_type": "Electrical"},
-    "epicla": {},
-    "aca": {},
-}
-INSPECTED = [{"type": "Final", "date": "2026-11-20", "result": "Approved"}]
-
-
-async def seed_canary_records(sim: Starlette) -> None:
-    """Create every configured canary record on the simulator (its control API)."""
-    transport = httpx.ASGITransport(app=sim)
-    async with httpx.AsyncClient(transport=transport, base_url="http://sim") as control:
-        for record in load_records():
-            slug = record.jurisdiction.replace(":", "%3A")
-            response = await control.put(
-                f"/_control/permits/{slug}/{record.permit_number}",
-                json={**SEED[record.family], "inspections": INSPECTED},
-            )
-            assert response.status_code in (200, 201), response.text
 
 
 @pytest.fixture
 async def sim(ctx: AppContext) -> AsyncIterator[Starlette]:
     app = create_sim_app(permits_per_jurisdiction=3, latency_ms=0, today=date(2026, 11, 22))
-    await seed_canary_records(app)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://sim") as control:
+        await seed_canary_records(control)
     http = in_process_http(app, "http://portalsim.test")
     original = ctx.gateway
     ctx.gateway = SourceGateway(http, original.recorder)
