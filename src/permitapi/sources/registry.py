@@ -20,6 +20,9 @@ CAPABILITY_VALUES = ("available", "partial", "unavailable")
 # How a jurisdiction's record pages are read (permitapi.sources.browser): plain HTTP, always a
 # browser, or HTTP until the page classifier sees a page only script fills.
 FETCH_MODES = ("http", "browser", "auto")
+# Families whose adapter reads record pages through the browser path (sources/aca's
+# record_page); elsewhere a browser mode would only turn lookups into operations.
+BROWSER_PLATFORMS = ("aca",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +80,8 @@ def _parse(entry: dict[str, Any]) -> Jurisdiction:
     fetch = entry.get("fetch", "auto" if entry["platform"] == "aca" else "http")
     if fetch not in FETCH_MODES:
         raise DirectoryError(f"{slug}: fetch={fetch!r} (one of {', '.join(FETCH_MODES)})")
+    if fetch != "http" and entry["platform"] not in BROWSER_PLATFORMS:
+        raise DirectoryError(f"{slug}: fetch={fetch!r} needs a browser-capable platform")
     lat, lon = entry["center"]
     return Jurisdiction(
         slug=slug,

@@ -62,12 +62,15 @@ def test_fetch_mode_defaults_and_validation() -> None:
     for item in directory:
         assert item.fetch == ("auto" if item.platform == "aca" else "http")
         assert item.answers_by_operation == (item.browser_backed or item.fetch != "http")
-    ladbs = next(
-        entry for entry in _raw_entries() if entry["slug"] == "ladbs"
-    )  # a non-Accela entry turned to the browser
-    assert _parse({**ladbs, "fetch": "browser"}).answers_by_operation
+    entries = {str(entry["slug"]): entry for entry in _raw_entries()}
+    accela = entries["aca:anaheim"]
+    assert _parse({**accela, "fetch": "browser"}).answers_by_operation
     with pytest.raises(DirectoryError, match="fetch='sometimes'"):
-        _parse({**ladbs, "fetch": "sometimes"})
+        _parse({**accela, "fetch": "sometimes"})
+    # Only Accela's adapter reads record pages in a browser.
+    with pytest.raises(DirectoryError, match="needs a browser-capable platform"):
+        _parse({**entries["ladbs"], "fetch": "auto"})
+    assert _parse({**entries["ladbs"], "fetch": "http"}).fetch == "http"
 
 
 def _raw_entries() -> list[dict[str, object]]:
