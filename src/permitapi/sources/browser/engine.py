@@ -24,7 +24,6 @@ import contextlib
 import logging
 import os
 import shutil
-import time
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urljoin, urlsplit
@@ -68,6 +67,7 @@ class _Conversation:
     source: str
     cookies: httpx.Cookies
     failure: SourceError | None = None
+    last_need: PageNeed | None = None  # what the classifier last said of the page
 
 
 def find_chromium(configured: str | None) -> str | None:
@@ -177,6 +177,8 @@ class BrowserEngine:
             except TimeoutError:
                 if talk.failure is not None:
                     raise talk.failure from None
+                if talk.last_need is PageNeed.CHALLENGE:
+                    raise Blocked(source, "a script challenge the browser did not pass") from None
                 raise RetryLater(
                     source,
                     f"the page did not settle within {self.page_timeout:g} s",
@@ -211,20 +213,16 @@ class BrowserEngine:
 
     async def _settled(self, page: Any, talk: _Conversation) -> str:
         """The DOM once it is no shell and no challenge (the deadline of `read` bounds this)."""
-        started = time.monotonic()
         while True:
             if talk.failure is not None:
                 raise talk.failure
             html: str = await page.content()
             verdict = judge_page(html, source=talk.source)
+            talk.last_need = verdict.need
             if verdict.need is PageNeed.BLOCKED:
                 raise Blocked(talk.source, f"{verdict.reason} (browser)")
             if not verdict.needs_browser:
                 return html
-            if verdict.need is PageNeed.CHALLENGE and time.monotonic() - started > (
-                self.page_timeout / 2
-            ):
-                raise Blocked(talk.source, "a script challenge the browser did not pass")
             await asyncio.sleep(SETTLE_POLL_SECONDS)
 
     async def _route(self, talk: _Conversation, route: Any) -> None:
