@@ -24,6 +24,7 @@ import contextlib
 import logging
 import os
 import shutil
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urljoin, urlsplit
@@ -187,9 +188,17 @@ class BrowserEngine:
                 ) from None
 
     async def _read(self, talk: _Conversation, url: str) -> RenderedPage:
-        context = await self._browser.new_context(
-            java_script_enabled=True, service_workers="block", accept_downloads=False
-        )
+        try:
+            context = await self._browser.new_context(
+                java_script_enabled=True, service_workers="block", accept_downloads=False
+            )
+        except Exception as exc:
+            # The browser process died: start a new one on the next read.
+            log.warning("browser context failed (%s); the browser will be restarted", exc)
+            await self.aclose()
+            raise RetryLater(
+                talk.source, f"browser failed ({exc})", retry_after=30.0, reason="down"
+            ) from exc
         self.open_pages += 1
         self.peak_pages = max(self.peak_pages, self.open_pages)
         try:
@@ -240,14 +249,23 @@ class BrowserEngine:
             response = await self._send(talk, request)
         except SourceError as failure:
             talk.failure = talk.failure or failure
-            await route.abort("failed")
+            await _quietly(route.abort("failed"))
+            return
+        except Exception as exc:
+            talk.failure = talk.failure or PortalChanged(
+                talk.source, f"a page request could not be sent ({type(exc).__name__}: {exc})"
+            )
+            await _quietly(route.abort("failed"))
             return
         headers = {
             name: value
             for name, value in response.headers.items()
             if name.lower() not in {"content-length", "content-encoding", "transfer-encoding"}
         }
-        await route.fulfill(status=response.status_code, headers=headers, body=response.content)
+        # The read may have ended meanwhile (deadline, an error elsewhere): its context is gone.
+        await _quietly(
+            route.fulfill(status=response.status_code, headers=headers, body=response.content)
+        )
 
     async def _send(self, talk: _Conversation, request: Any) -> httpx.Response:
         """One browser request through PortalHttp; redirects followed here (a login redirect is
@@ -271,6 +289,11 @@ class BrowserEngine:
             url = urljoin(url, response.headers.get("location", ""))
             method, data, body = "GET", None, None
         raise PortalChanged(talk.source, f"redirect loop at {request.url}")
+
+
+async def _quietly(step: Awaitable[None]) -> None:
+    with contextlib.suppress(Exception):
+        await step
 
 
 def _body(request: Any, content_type: str) -> tuple[dict[str, str] | None, Any]:
