@@ -100,8 +100,9 @@ CHROMIUM = Path("/usr/bin/chromium")
 
 
 def ensure_chromium() -> None:
-    """The playground's browser test drives Debian's Chromium (Playwright's own browser
-    download cannot work offline): install the package when it is missing."""
+    """The playground's browser test and the browser-backed fetching tests drive Debian's
+    Chromium through the `browser` extra's Playwright (Playwright's own browser download cannot
+    work offline): install the package when it is missing."""
     if CHROMIUM.exists():
         return
     if shutil.which("apt-get"):

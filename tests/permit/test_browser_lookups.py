@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 import httpx
 import pytest
@@ -62,7 +63,9 @@ async def portal(ctx: AppContext) -> AsyncIterator[Portal]:
         await http.aclose()
 
 
-async def _lookup(client: httpx.AsyncClient, ctx: AppContext, key: str, number: str) -> dict:  # type: ignore[type-arg]
+async def _lookup(
+    client: httpx.AsyncClient, ctx: AppContext, key: str, number: str
+) -> dict[str, Any]:
     accepted = await client.get(
         f"/api/v1/permits/{number}/status",
         params={"jurisdiction": SLUG},
@@ -72,9 +75,10 @@ async def _lookup(client: httpx.AsyncClient, ctx: AppContext, key: str, number: 
     assert accepted.headers["Location"] == accepted.json()["poll_url"]
     assert await Worker(ctx).run_once() >= 1
     done = await client.get(accepted.json()["poll_url"], headers={"X-API-Key": key})
-    body: dict = done.json()  # type: ignore[type-arg]
+    body: dict[str, Any] = done.json()
     assert body["status"] == "succeeded", body
-    return body["result"]  # type: ignore[no-any-return]
+    result: dict[str, Any] = body["result"]
+    return result
 
 
 def _candidate(store: SimStore, skip: set[str]) -> PermitSnapshot:
@@ -86,8 +90,8 @@ def _candidate(store: SimStore, skip: set[str]) -> PermitSnapshot:
 async def _assert_record(
     client: httpx.AsyncClient,
     key: str,
-    result: dict,
-    truth: PermitSnapshot,  # type: ignore[type-arg]
+    result: dict[str, Any],
+    truth: PermitSnapshot,
 ) -> None:
     """The operation's record, then the stored permit's dates and inspections (now cached)."""
     headers = {"X-API-Key": key}
