@@ -52,7 +52,7 @@ def ensure_venv() -> None:
     print("installing pinned dependencies into .venv", flush=True)
     pip = [str(BIN / "python"), "-m", "pip", "--disable-pip-version-check", "-q"]
     subprocess.run(
-        [*pip, "install", "-c", str(ROOT / "constraints.txt"), "-e", f"{ROOT}[dev]"],
+        [*pip, "install", "-c", str(ROOT / "constraints.txt"), "-e", f"{ROOT}[dev,browser]"],
         check=True,
     )
     STAMP.write_text(wanted)
@@ -102,8 +102,9 @@ CHROMIUM = Path("/usr/bin/chromium")
 
 
 def ensure_chromium() -> None:
-    """The playground's browser test drives Debian's Chromium (Playwright's own browser
-    download cannot work offline): install the package when it is missing."""
+    """The playground's browser test and the browser-backed fetching tests drive Debian's
+    Chromium through the `browser` extra's Playwright (Playwright's own browser download cannot
+    work offline): install the package when it is missing."""
     if CHROMIUM.exists():
         return
     if shutil.which("apt-get"):

@@ -32,6 +32,7 @@ from permitapi.playground.endpoints import router as playground_router
 from permitapi.saved_search.endpoints import router as saved_search_router
 from permitapi.source_health.endpoints import router as source_status_router
 from permitapi.source_health.recorder import DatabaseOutcomeRecorder
+from permitapi.sources.browser.reader import page_reader
 from permitapi.sources.gateway import SourceGateway
 from permitapi.sources.http import PortalHttp
 from permitapi.sources.policies import build_policies, default_policy
@@ -90,7 +91,9 @@ def build_context(
         directory=directory,
         burst=BurstLimiter(settings.redis_url, namespace=settings.redis_namespace),
         http=http,
-        gateway=SourceGateway(http, DatabaseOutcomeRecorder(sessionmaker, clock)),
+        gateway=SourceGateway(
+            http, DatabaseOutcomeRecorder(sessionmaker, clock), pages=page_reader(settings, http)
+        ),
     )
 
 

@@ -31,6 +31,8 @@ from permitapi.observability import logs
 from permitapi.permit_created.monitor import PermitCreatedMonitor
 from permitapi.portalsim.app import DEFAULT_SEED, create_sim_app
 from permitapi.saved_search.jobs import SavedSearchEvaluations
+from permitapi.source_health.canary_job import CanaryPass
+from permitapi.sources.canary.command import sources_app
 from permitapi.watch.check import WatchCheck
 from permitapi.worker import progress
 
@@ -43,6 +45,7 @@ app.add_typer(keys_app, name="keys")
 app.add_typer(accounts_app, name="accounts")
 jobs_app = typer.Typer(no_args_is_help=True, help="Background jobs (what the worker runs).")
 app.add_typer(jobs_app, name="jobs")
+app.add_typer(sources_app, name="sources")
 
 DEV_KEYS_FILE = Path("var") / "dev-keys.json"
 log = logging.getLogger("permitapi.cli")
@@ -373,7 +376,7 @@ def jobs_run(
     if isinstance(source, WatchCheck):
         # Run now means every watched permit, due or not.
         source = WatchCheck(force=True)
-    elif isinstance(source, SavedSearchEvaluations | PermitCreatedMonitor):
+    elif isinstance(source, SavedSearchEvaluations | PermitCreatedMonitor | CanaryPass):
         # A daily pass run now even if it ran today (never while another worker runs it).
         source = type(source)(force=True)
     settings = _settings_beside_dev(show=True)
@@ -523,9 +526,13 @@ def portal_sim(
     latency_ms: Annotated[
         int | None, typer.Option("--latency-ms", help="Latency for every family (ms)")
     ] = None,
+    script_only: Annotated[
+        list[str] | None,
+        typer.Option("--script-only", help="A jurisdiction whose record pages need script"),
+    ] = None,
 ) -> None:
     """Run the portal simulator alone (control API under /_control)."""
-    simulator = create_sim_app(seed=seed, latency_ms=latency_ms)
+    simulator = create_sim_app(seed=seed, latency_ms=latency_ms, script_only=script_only or ())
     skipped = simulator.state.skipped_families
     typer.echo(f"portal simulator: http://{host}:{port}  (control: /_control)")
     if skipped:

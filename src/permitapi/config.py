@@ -58,6 +58,21 @@ class Settings(BaseSettings):
     source_max_attempts: int = Field(default=3, ge=1, le=6)
     source_policies: dict[str, dict[str, float]] = Field(default_factory=dict)
 
+    # -- browser-backed fetching (permitapi.sources.browser) -----------------------------------
+    # Record pages only script fills are read in headless Chromium (Playwright, the optional
+    # `permitapi[browser]` extra): at most `browser_pages` pages open per process, each read
+    # cut off after `browser_page_timeout_seconds`. `browser_executable`: the Chromium binary
+    # (default: chromium on PATH). An "auto" jurisdiction whose page needed script is read by
+    # the browser for `browser_remember_seconds` before HTTP is tried again.
+    browser_enabled: bool = True
+    browser_pages: int = Field(default=2, ge=1, le=32)
+    browser_page_timeout_seconds: float = Field(default=30.0, gt=0)
+    browser_executable: str | None = None
+    browser_remember_seconds: float = Field(default=3600.0, gt=0)
+    # The worker's daily drift canary (`sources-canary`; `permitapi sources canary` on demand):
+    # known public records read from the portals, the verdict shown on /developers/status.json.
+    canary_daily: bool = False
+
     # -- webhooks -----------------------------------------------------------------------------
     # Accept http:// receivers on loopback (`permitapi dev` and tests only; `serve` refuses it).
     allow_loopback_webhooks: bool = False

@@ -14,6 +14,7 @@ BOTH_ENGINES = {"request_path.py"}
 RUNS = {
     "cached_lookup.py": ["--duration", "0.3", "--connections", "4"],
     "batch_misses.py": ["--latency", "0.01"],
+    "browser_fetch.py": ["--n", "2"],
     "single_flight.py": ["--n", "6", "--latency", "0.2"],
     "request_path.py": ["--duration", "0.3", "--connections", "4", "--requests", "200"],
     "webhook_delivery.py": [

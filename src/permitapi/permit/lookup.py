@@ -221,7 +221,7 @@ async def plan_item(
                 _record(ctx, principal, row, "stale_cache", now, row.last_failure_reason),
                 units=units,
             )
-    if target.jurisdiction.browser_backed or (query.force_refresh and query.respond_async):
+    if target.jurisdiction.answers_by_operation or (query.force_refresh and query.respond_async):
         body = await operations.create(
             session,
             api_key_id=principal.api_key_id,

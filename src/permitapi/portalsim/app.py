@@ -18,7 +18,7 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, date, datetime
 from typing import Any
 from urllib.parse import urlsplit
@@ -31,6 +31,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from permitapi.portalsim import truth
 from permitapi.portalsim.control import ControlApi
 from permitapi.portalsim.family import SimFamily
+from permitapi.portalsim.page_modes import PageModeControl, PageModeMiddleware, PageModes
 from permitapi.portalsim.store import SimStore
 from permitapi.sources.base import NormalizedStatus
 from permitapi.sources.families import SIMULATORS, load
@@ -105,12 +106,15 @@ def create_sim_app(
     today: date | None = None,
     families: Mapping[str, str] | None = None,
     clock: Callable[[], datetime] | None = None,
+    script_only: Iterable[str] = (),
 ) -> Starlette:
     """The portal simulator as an ASGI app; `app.state.store` is its `SimStore`.
 
     `permits_per_jurisdiction`: one count for every jurisdiction, or a mapping by slug or
     platform (slug wins) over the defaults (ladbs 400, epicla 300, 30 per Accela agency).
-    `families` replaces `SIMULATORS` (name -> "module:Class"), for tests.
+    `families` replaces `SIMULATORS` (name -> "module:Class"), for tests. `script_only` names
+    jurisdictions whose record pages start as script shells (`page_modes`; also settable at
+    /_control/page-modes, with the drift modes); `app.state.page_modes` holds them.
 
     Dates are stamped in each portal's own zone, as the portals do (LADBS and EPIC-LA in Los
     Angeles): "today" is the calendar day at the jurisdiction by `clock` (default: the real
@@ -153,7 +157,11 @@ def create_sim_app(
         return result
 
     control = ControlApi(store, directory, normalize, local_today)
-    app = Starlette(routes=[*control.routes(), *routes])
+    modes = PageModes(script_only={j.slug for s in script_only if (j := directory.get(s))})
+    page_control = PageModeControl(directory, modes)
+    app = Starlette(routes=[*control.routes(), *page_control.routes(), *routes])
+    app.state.page_modes = modes
+    app.add_middleware(PageModeMiddleware, directory=directory, modes=modes)
     app.state.store = store
     app.state.directory = directory
     app.state.families = loaded

@@ -15,6 +15,17 @@ from permitapi.source_health.models import SourceFetch
 # Outcomes that say the portal answered as it should. Everything else (retry_later, blocked,
 # portal_changed, error) means we could not read the portal.
 HEALTHY_OUTCOMES = ("success", "not_found")
+# The daily drift canary's verdicts (outcome ok | drift | unreached) are kept in the same table
+# under this operation; they are shown beside the health, not counted in it (its fetches are
+# recorded as ordinary fetches already).
+CANARY_OPERATION = "canary"
+
+
+@dataclass(frozen=True, slots=True)
+class CanaryRow:
+    checked_at: datetime
+    outcome: str
+    detail: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +70,7 @@ async def aggregates(session: AsyncSession, window_start: datetime) -> dict[str,
     (a frozen test clock, a coarse timer) still have a definite order.
     """
     healthy = SourceFetch.outcome.in_(HEALTHY_OUTCOMES)
+    counted = SourceFetch.operation != CANARY_OPERATION
     totals = (
         select(
             SourceFetch.source,
@@ -71,6 +83,7 @@ async def aggregates(session: AsyncSession, window_start: datetime) -> dict[str,
             func.max(case((healthy, SourceFetch.id), else_=0)).label("last_success_id"),
             func.max(case((~healthy, SourceFetch.id), else_=0)).label("last_failure_id"),
         )
+        .where(counted)
         .group_by(SourceFetch.source)
         .subquery()
     )
@@ -78,6 +91,7 @@ async def aggregates(session: AsyncSession, window_start: datetime) -> dict[str,
         select(func.count())
         .where(
             SourceFetch.source == totals.c.source,
+            counted,
             ~healthy,
             SourceFetch.id > totals.c.last_success_id,
         )
@@ -111,3 +125,24 @@ async def aggregates(session: AsyncSession, window_start: datetime) -> dict[str,
             last_failure_reason=row.last_failure_reason,
         )
     return result
+
+
+async def latest_canaries(session: AsyncSession) -> dict[str, CanaryRow]:
+    """Per source, the newest canary verdict."""
+    newest = (
+        select(func.max(SourceFetch.id).label("id"))
+        .where(SourceFetch.operation == CANARY_OPERATION)
+        .group_by(SourceFetch.source)
+        .subquery()
+    )
+    rows = await session.execute(
+        select(
+            SourceFetch.source, SourceFetch.occurred_at, SourceFetch.outcome, SourceFetch.reason
+        ).join(newest, SourceFetch.id == newest.c.id)
+    )
+    found: dict[str, CanaryRow] = {}
+    for row in rows:
+        checked_at = stored_utc(row.occurred_at)
+        assert checked_at is not None  # occurred_at is never null
+        found[row.source] = CanaryRow(checked_at, row.outcome, row.reason)
+    return found

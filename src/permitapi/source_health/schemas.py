@@ -8,6 +8,14 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 
+class CanaryResult(BaseModel):
+    checked_at: datetime
+    outcome: Literal["ok", "drift", "unreached"] = Field(
+        description="The daily drift canary's verdict on this portal's known public records"
+    )
+    detail: str | None = Field(description="Which expected fields went missing or changed")
+
+
 class JurisdictionHealth(BaseModel):
     slug: str
     display_name: str
@@ -24,6 +32,9 @@ class JurisdictionHealth(BaseModel):
     sample_size: int = Field(description="Fetches recorded in the window")
     consecutive_failures: int
     circuit_state: Literal["closed", "open", "half_open"]
+    canary: CanaryResult | None = Field(
+        default=None, description="Latest drift canary verdict; null before its first run"
+    )
 
 
 class StatusPage(BaseModel):

@@ -44,6 +44,7 @@ class SourceHealth:
     sample_size: int
     consecutive_failures: int
     circuit_state: str
+    canary: repository.CanaryRow | None = None  # the daily drift canary's latest verdict
 
 
 async def record_outcomes(
@@ -83,6 +84,7 @@ async def health_report(
 ) -> list[SourceHealth]:
     """Health of every jurisdiction in the directory, in directory order."""
     aggregates = await repository.aggregates(session, now - WINDOW)
+    canaries = await repository.latest_canaries(session)
     report = []
     for item in directory:
         aggregate = aggregates.get(item.slug)
@@ -103,6 +105,7 @@ async def health_report(
                 sample_size=total,
                 consecutive_failures=aggregate.failures_since_success if aggregate else 0,
                 circuit_state=circuit.value,
+                canary=canaries.get(item.slug),
             )
         )
     return report

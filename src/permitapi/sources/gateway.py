@@ -31,6 +31,7 @@ from permitapi.sources.base import (
     SearchPage,
     SourceAdapter,
 )
+from permitapi.sources.browser.reader import PageReader
 from permitapi.sources.families import ADAPTERS, load
 from permitapi.sources.http import PortalHttp
 from permitapi.sources.registry import Jurisdiction
@@ -84,17 +85,22 @@ class SourceGateway:
         recorder: OutcomeRecorder | None = None,
         *,
         adapters: Mapping[str, SourceAdapter] | None = None,
+        pages: PageReader | None = None,
     ) -> None:
         """`adapters` pre-seeds family adapters by platform (tests, alternative builds); the
-        rest are constructed lazily from `families.ADAPTERS` with the shared `http`."""
+        rest are constructed lazily from `families.ADAPTERS` with the shared `http` (and the
+        process's `pages` reader for families that read record pages in a browser)."""
         self.http = http
+        self.pages = pages or PageReader()
         self.recorder = recorder
         self._adapters: dict[str, SourceAdapter] = dict(adapters or {})
 
     def adapter(self, jurisdiction: Jurisdiction) -> SourceAdapter:
         family = jurisdiction.platform
         if family not in self._adapters:
-            self._adapters[family] = load(ADAPTERS[family])(self.http)
+            cls = load(ADAPTERS[family])
+            reads_pages = getattr(cls, "reads_pages", False)
+            self._adapters[family] = cls(self.http, self.pages) if reads_pages else cls(self.http)
         return self._adapters[family]
 
     def register(self, family: str, adapter: SourceAdapter) -> None:
@@ -223,6 +229,7 @@ class SourceGateway:
         )
 
     async def aclose(self) -> None:
+        await self.pages.aclose()
         await self.http.aclose()
 
     def use_adapter(self, family: str, adapter: SourceAdapter) -> None:

@@ -17,6 +17,12 @@ DIRECTORY_FILE = Path(__file__).with_name("jurisdictions.toml")
 PLATFORMS = ("ladbs", "epicla", "aca")
 CAPABILITIES = ("status_lookup", "inspections", "workflow_history", "discovery", "conditions")
 CAPABILITY_VALUES = ("available", "partial", "unavailable")
+# How a jurisdiction's record pages are read (permitapi.sources.browser): plain HTTP, always a
+# browser, or HTTP until the page classifier sees a page only script fills.
+FETCH_MODES = ("http", "browser", "auto")
+# Families whose adapter reads record pages through the browser path (sources/aca's
+# record_page); elsewhere a browser mode would only turn lookups into operations.
+BROWSER_PLATFORMS = ("aca",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +46,13 @@ class Jurisdiction:
     verified: bool = True
     notes: str = ""
     extra: MappingProxyType[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    fetch: str = "http"  # one of FETCH_MODES; the default is "auto" for Accela
+
+    @property
+    def answers_by_operation(self) -> bool:
+        """A cache miss becomes an operation (202): browser-backed by the contract, or read by a
+        browser when HTTP cannot complete the record (`fetch` other than "http")."""
+        return self.browser_backed or self.fetch != "http"
 
     def matches(self, normalized_number: str) -> bool:
         return any(p.fullmatch(normalized_number) for p in self.permit_patterns)
@@ -62,7 +75,13 @@ def _parse(entry: dict[str, Any]) -> Jurisdiction:
         "slug", "display_name", "platform", "state", "portal_base_url", "agency_code", "module",
         "permit_patterns", "example_numbers", "browser_backed", "anonymous_inspections",
         "center", "radius_km", "timezone", "capabilities", "endpoints", "verified", "notes",
+        "fetch",
     }  # fmt: skip
+    fetch = entry.get("fetch", "auto" if entry["platform"] == "aca" else "http")
+    if fetch not in FETCH_MODES:
+        raise DirectoryError(f"{slug}: fetch={fetch!r} (one of {', '.join(FETCH_MODES)})")
+    if fetch != "http" and entry["platform"] not in BROWSER_PLATFORMS:
+        raise DirectoryError(f"{slug}: fetch={fetch!r} needs a browser-capable platform")
     lat, lon = entry["center"]
     return Jurisdiction(
         slug=slug,
@@ -84,6 +103,7 @@ def _parse(entry: dict[str, Any]) -> Jurisdiction:
         verified=bool(entry.get("verified", True)),
         notes=entry.get("notes", ""),
         extra=MappingProxyType({k: v for k, v in entry.items() if k not in known}),
+        fetch=fetch,
     )
 
 

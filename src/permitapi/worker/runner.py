@@ -54,11 +54,16 @@ def job_sources() -> list[JobSource]:
     permit-created      once a day (leased, one worker): LADBS and EPIC-LA permits issued in
                         the last three days; new identities emit permit_created; a partial
                         or capped read emits nothing and is retried after 30 min
+    sources-canary      once a day (leased, one worker) when PERMITAPI_CANARY_DAILY=true: the
+                        drift canary's known public records read from the portals; each
+                        jurisdiction's verdict goes to /developers/status.json; a failed pass
+                        is retried after 30 min
     """
     # jobs import services; keep lazy
     from permitapi.operation.jobs import OperationJobs
     from permitapi.permit_created.monitor import PermitCreatedMonitor
     from permitapi.saved_search.jobs import SavedSearchEvaluations
+    from permitapi.source_health.canary_job import CanaryPass
     from permitapi.watch.check import WatchCheck
     from permitapi.webhook.engine import DeliveryJobs
     from permitapi.webhook.retention import MonitoringRetention
@@ -71,6 +76,7 @@ def job_sources() -> list[JobSource]:
         WatchCheck(),
         SavedSearchEvaluations(),
         PermitCreatedMonitor(),
+        CanaryPass(),
     ]
 
 

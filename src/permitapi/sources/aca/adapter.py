@@ -63,6 +63,7 @@ from permitapi.sources.base import (
     SearchPage,
     SourceError,
 )
+from permitapi.sources.browser.reader import PageReader
 from permitapi.sources.http import PortalHttp
 from permitapi.sources.registry import Jurisdiction
 
@@ -168,13 +169,34 @@ class _Conversation:
             raise RetryLater(self.slug, "maintenance page", reason="maintenance", retry_after=300)
         return _Page(url, html, kind)
 
+    async def record_page(self, reader: PageReader, url: str, *, referer: str | None) -> _Page:
+        """The CapDetail page, over HTTP or in the browser as the jurisdiction's `fetch` and
+        the page classifier decide (permitapi.sources.browser.reader)."""
+        if not await reader.browser_first(self.jurisdiction):
+            page = await self.page("GET", url, referer=referer)
+            if page.kind is PageKind.DETAIL or not await reader.browser_after(
+                self.jurisdiction, page.html
+            ):
+                return page
+        rendered = await reader.read(self.jurisdiction, url, cookies=self.cookies)
+        kind = classify(rendered.html)
+        if kind in (PageKind.LOGIN, PageKind.CSRF):
+            raise Blocked(self.slug, f"{kind.value} page at {url} (browser)")
+        if kind is PageKind.ERROR:
+            raise _SessionLost(url)
+        if kind is PageKind.MAINTENANCE:
+            raise RetryLater(self.slug, "maintenance page", reason="maintenance", retry_after=300)
+        return _Page(url, rendered.html, kind)
+
 
 class AcaAdapter:
     family = "aca"
     slow = True
+    reads_pages = True  # takes the process's PageReader (browser-backed record pages)
 
-    def __init__(self, http: PortalHttp) -> None:
+    def __init__(self, http: PortalHttp, pages: PageReader | None = None) -> None:
         self.http = http
+        self.pages = pages or PageReader()
 
     async def fetch_permit(self, jurisdiction: Jurisdiction, permit_number: str) -> PermitSnapshot:
         """Look one record up by its record number. Raises a SourceError subclass."""
@@ -201,7 +223,7 @@ class AcaAdapter:
         results, so a daily check reads the whole record only when they
         changed. Raises like a lookup (a stale capID lands on Error.aspx: PortalChanged)."""
         talk = _Conversation(self.http, jurisdiction)
-        record = await talk.page("GET", detail_url)
+        record = await talk.record_page(self.pages, detail_url, referer=None)
         detail = parse_detail(record.html) if record.kind is PageKind.DETAIL else None
         if detail is None or permit_key(detail.permit_number) != permit_key(permit_number):
             raise PortalChanged(jurisdiction.slug, "the stored record page no longer matches")
@@ -246,6 +268,10 @@ class AcaAdapter:
             cap_id = cap_id_from_url(form.action) if form is not None else None
         elif page.kind is PageKind.NO_RESULTS:
             raise NotFoundAtSource(slug, f"no record {permit_number}")
+        elif page.kind is PageKind.UNKNOWN and cap_id_from_url(page.url) is not None:
+            # The one-match redirect landed on a record page HTTP could not read (a shell only
+            # script fills): its URL has the capIDs; `record_page` decides how to read it.
+            cap_id = cap_id_from_url(page.url)
         else:
             raise PortalChanged(slug, f"search answered a {page.kind.value} page")
         if cap_id is None:
@@ -254,7 +280,7 @@ class AcaAdapter:
         detail_url = urls.capdetail_url(
             jurisdiction, cap_id, inspections=jurisdiction.anonymous_inspections
         )
-        record = await talk.page("GET", detail_url, referer=page.url)
+        record = await talk.record_page(self.pages, detail_url, referer=page.url)
         detail = parse_detail(record.html) if record.kind is PageKind.DETAIL else None
         if detail is None:
             raise PortalChanged(slug, f"CapDetail answered a {record.kind.value} page")
