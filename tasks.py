@@ -66,9 +66,21 @@ def _reachable(address: tuple[str, int]) -> bool:
         return False
 
 
-def _start(command: str) -> None:
+def _start(command: str) -> int:
     print(f"starting: {command}", flush=True)
-    subprocess.run(command, shell=True, check=False)  # noqa: S602 - fixed commands, no input
+    return subprocess.run(command, shell=True, check=False).returncode  # noqa: S602 - fixed commands
+
+
+def _apt_install(packages: list[str]) -> None:
+    """Install Debian packages, waiting for another apt-get's lock; on a machine whose package
+    lists are missing or stale the first try fails, so refresh them once and try again."""
+    if not shutil.which("apt-get"):
+        return
+    apt = ("" if os.geteuid() == 0 else "sudo ") + "apt-get -o DPkg::Lock::Timeout=600"
+    install = f"{apt} install -y -q {' '.join(packages)}"
+    if _start(install) != 0:
+        _start(f"{apt} update -q")
+        _start(install)
 
 
 def _wait_for(address: tuple[str, int], seconds: float) -> bool:
@@ -107,9 +119,7 @@ def ensure_chromium() -> None:
     work offline): install the package when it is missing."""
     if CHROMIUM.exists():
         return
-    if shutil.which("apt-get"):
-        prefix = "" if os.geteuid() == 0 else "sudo "
-        _start(f"{prefix}apt-get install -y -q chromium")
+    _apt_install(["chromium"])
     if not CHROMIUM.exists():
         sys.exit(f"{CHROMIUM} is missing and could not be installed (apt-get install chromium)")
 
@@ -124,9 +134,8 @@ def ensure_checking_tools() -> None:
     missing = sorted(
         {package for tool, package in CHECKING_TOOLS.items() if not shutil.which(tool)}
     )
-    if missing and shutil.which("apt-get"):
-        prefix = "" if os.geteuid() == 0 else "sudo "
-        _start(f"{prefix}apt-get -o DPkg::Lock::Timeout=600 install -y -q {' '.join(missing)}")
+    if missing:
+        _apt_install(missing)
     still = sorted(tool for tool in CHECKING_TOOLS if not shutil.which(tool))
     if still:
         packages = " ".join(CHECKING_TOOLS[tool] for tool in still)

@@ -14,7 +14,7 @@ in this order (the first rule that hits wins):
 4. anything else is unclassified and, like rule 1, left out of the pass rate.
 
 The order matters: "Not Approved" must not match "approved", "Insp Cancelled" is not a pass.
-Known strings come from the saved portal pages (portal-samples).
+Known strings come from the saved portal pages (tests/fixtures).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """LADBS wire formats rendered from ground truth: the PCIS detail page (same structure as the
-real pages in portal-samples/ladbs) and Socrata rows of gwh9-jnip and 9w5z-rg2h."""
+real pages in tests/fixtures/ladbs) and Socrata rows of gwh9-jnip and 9w5z-rg2h."""
 
 from __future__ import annotations
 

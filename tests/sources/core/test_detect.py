@@ -46,7 +46,7 @@ def test_normalize(family: str, raw: str, canonical: str) -> None:
 @pytest.mark.parametrize(
     ("raw", "top", "confidence", "count"),
     [
-        # LADBS: three five-digit groups, distinctive (research 1.6, portal-samples)
+        # LADBS: three five-digit groups, distinctive (research 1.6, tests/fixtures/ladbs)
         ("21030-20000-00256", "ladbs", Confidence.STRONG, 1),
         ("14044 10000 02293", "ladbs", Confidence.STRONG, 1),
         ("00010-10000-00975", "ladbs", Confidence.STRONG, 1),

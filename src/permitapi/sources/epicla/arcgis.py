@@ -1,6 +1,6 @@
 """Pure parsers for the EPIC-LA ArcGIS FeatureServer query API (EPIC-LA_Case_History_view).
 
-Wire facts (research/portals.md §2.3 and portal-samples/epicla, where the samples win):
+Wire facts (research/portals.md §2.3 and tests/fixtures/epicla, where the samples win):
 - a query answers `{"features": [{"attributes": {...}, "geometry": {"x", "y"}}], ...}` and sets
   `exceededTransferLimit: true` when more rows exist past the page;
 - failures come back as HTTP 200 with `{"error": {"code", "message", "details"}}`;

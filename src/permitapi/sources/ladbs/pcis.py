@@ -1,6 +1,6 @@
 """Parser of the PCIS "Permit and Inspection Report Detail" page (`PcisPermitDetail`).
 
-Pure functions over saved HTML (tested on portal-samples/ladbs). Structure, from real pages:
+Pure functions over saved HTML (tested on tests/fixtures/ladbs). Structure, from real pages:
 a `dl.dl-horizontal` of `<dt>`/`<dd>` fields (whitespace-padded; banners such as
 "Pre - Inspection only…" may sit inside the `<dl>`), then `<h3>` section titles each followed by
 a `table` whose rows are `<td>` cells or one `No Data Available.` cell of any colspan.
