@@ -1,0 +1,115 @@
+"""The OpenAPI document types every payload (issue 23): a walk over the whole served document
+fails on a timestamp-named property without `format: date-time` (or a date-or-date-time
+union, for portal moments), a 2xx JSON response without an example, a 2xx answered with
+FastAPI's "Successful Response", a parameter without a description, or an operation's 202
+without its Location; and the document names its servers."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from permitapi.app import create_app
+from permitapi.web.openapi_completion import sample
+from tests.foundation.test_openapi_document import doc, operations, resolve
+
+__all__ = ["doc"]
+
+TIMESTAMP = re.compile(r"(_at|^at)$")
+
+
+def _walk(node: Any, where: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every (location, property schema) of every `properties` map, however deep."""
+    if isinstance(node, dict):
+        properties = node.get("properties")
+        if isinstance(properties, dict):
+            for name, prop in properties.items():
+                if isinstance(prop, dict):
+                    yield f"{where}/properties/{name}", prop
+        for key, value in node.items():
+            yield from _walk(value, f"{where}/{key}")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _walk(value, f"{where}[{index}]")
+
+
+def _formats(doc: dict[str, Any], prop: dict[str, Any]) -> set[str | None]:
+    prop = resolve(doc, prop)
+    variants = [resolve(doc, v) for v in prop.get("anyOf", prop.get("oneOf", [prop]))]
+    return {v.get("format") for v in variants if v.get("type") != "null"}
+
+
+def test_every_timestamp_is_typed(doc: dict[str, Any]) -> None:
+    untyped = []
+    walked = 0
+    for where, prop in _walk(doc, "#"):
+        name = where.rsplit("/", 1)[1]
+        if not TIMESTAMP.search(name):
+            continue
+        walked += 1
+        formats = _formats(doc, prop)
+        if formats != {"date-time"} and formats != {"date-time", "date"}:
+            untyped.append((where, formats))
+    assert walked > 30
+    assert not untyped, untyped
+
+
+def test_the_walk_would_catch_an_untyped_timestamp(doc: dict[str, Any]) -> None:
+    broken = {"properties": {"expires_at": {"type": "string"}}}
+    found = [w for w, p in _walk(broken, "#") if _formats(doc, p) != {"date-time"}]
+    assert found == ["#/properties/expires_at"]
+
+
+def test_every_2xx_has_a_description_and_an_example(doc: dict[str, Any]) -> None:
+    for method, path, operation in operations(doc):
+        for status, response in operation["responses"].items():
+            if not status.startswith("2"):
+                continue
+            assert response["description"] not in ("", "Successful Response"), (method, path)
+            for media in response.get("content", {}).values():
+                assert "example" in media or media.get("examples"), (method, path, status)
+
+
+def test_every_parameter_is_described(doc: dict[str, Any]) -> None:
+    for method, path, operation in operations(doc):
+        for parameter in operation.get("parameters", []):
+            assert parameter.get("description"), (method, path, parameter["name"])
+
+
+def test_every_operation_answer_names_its_location(doc: dict[str, Any]) -> None:
+    checked = 0
+    for method, path, operation in operations(doc):
+        for status, response in operation["responses"].items():
+            media = response.get("content", {}).get("application/json", {})
+            if status == "202" and media.get("schema", {}).get("$ref", "").endswith(
+                "/OperationOut"
+            ):
+                assert "Location" in response.get("headers", {}), (method, path)
+                checked += 1
+    assert checked >= 1
+
+
+def test_servers_name_this_deployment_and_the_dev_server(doc: dict[str, Any]) -> None:
+    assert [s["url"] for s in doc["servers"]] == ["/", "http://127.0.0.1:8000"]
+
+
+@pytest.mark.parametrize(
+    ("schema", "expected"),
+    [
+        ({"type": "string", "format": "date-time"}, "2026-05-04T15:00:00Z"),
+        ({"type": "integer", "exclusiveMinimum": 0}, 1),
+        ({"anyOf": [{"type": "null"}, {"type": "boolean"}]}, True),
+        ({"type": "array", "items": {"enum": ["a", "b"]}, "minItems": 2}, ["a", "a"]),
+    ],
+)
+def test_generated_examples_follow_the_schema(schema: dict[str, Any], expected: Any) -> None:
+    assert sample(schema, {}) == expected
+
+
+def test_generated_examples_are_stable() -> None:
+    first = create_app().openapi()
+    second = create_app().openapi()
+    assert first == second
