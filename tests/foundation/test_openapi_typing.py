@@ -8,11 +8,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from openapi_schema_validator import OAS31Validator
 
 from permitapi.app import create_app
+from permitapi.event.data_schemas import EVENT_DATA
+from permitapi.event.examples import example_data
+from permitapi.event.service import EVENT_TYPES
 from permitapi.web.openapi_completion import sample
 from tests.foundation.test_openapi_document import doc, operations, resolve
 
@@ -113,3 +118,51 @@ def test_generated_examples_are_stable() -> None:
     first = create_app().openapi()
     second = create_app().openapi()
     assert first == second
+
+
+def test_webhooks_has_one_typed_operation_per_event(doc: dict[str, Any]) -> None:
+    assert set(doc["webhooks"]) == {*EVENT_TYPES, "test"}
+    for event, item in doc["webhooks"].items():
+        operation = item["post"]
+        media = operation["requestBody"]["content"]["application/json"]
+        envelope = resolve(doc, media["schema"])
+        assert envelope["properties"]["event"]["const"] == event
+        assert {p["name"] for p in operation["parameters"]} >= {
+            "webhook-id",
+            "webhook-timestamp",
+            "webhook-signature",
+        }
+        schema = {**media["schema"], "components": doc["components"]}
+        validator = OAS31Validator(schema)
+        assert not [e.message for e in validator.iter_errors(media["example"])], event
+        # Typed: a data object of another event's shape is refused.
+        if event in EVENT_DATA:
+            wrong = {**media["example"], "data": {"new_status": 3}}
+            assert not validator.is_valid(wrong), event
+
+
+def test_feed_events_are_discriminated_by_their_name(doc: dict[str, Any]) -> None:
+    feed_event = doc["components"]["schemas"]["FeedEvent"]
+    mapping = feed_event["discriminator"]["mapping"]
+    assert feed_event["discriminator"]["propertyName"] == "event"
+    assert set(mapping) == set(EVENT_TYPES)
+    schema = {"$ref": "#/components/schemas/FeedEvent", "components": doc["components"]}
+    validator = OAS31Validator(schema)
+    for event in EVENT_TYPES:
+        entry = {
+            "event_id": "e1",
+            "event": event,
+            "permit_number": "21010-10000-01234",
+            "jurisdiction": "ladbs",
+            "jurisdiction_display": "City of Los Angeles",
+            "data": example_data(event, datetime(2026, 5, 4, tzinfo=UTC)),
+            "occurred_at": "2026-05-04T15:00:00Z",
+            "created_at": "2026-05-04T15:00:01Z",
+        }
+        assert not [e.message for e in validator.iter_errors(entry)], event
+        assert not validator.is_valid({**entry, "data": {"inspection": 1}}), event
+
+
+@pytest.mark.parametrize("event", EVENT_TYPES)
+def test_every_producer_example_fits_its_data_model(event: str) -> None:
+    EVENT_DATA[event].model_validate(example_data(event, datetime(2026, 5, 4, tzinfo=UTC)))

@@ -3,6 +3,7 @@
 - `servers`: the deployment the document is served from (relative `/`) and `permitapi dev`;
 - a real description on every 2xx response (FastAPI writes "Successful Response"): the
   operation's summary;
+- the `webhooks` section and the typed events feed (`web/openapi_webhooks.py`);
 - a description on every parameter (FastAPI leaves them empty unless the route says one):
   the shared parameters' meaning, by name;
 - an example on every 2xx JSON response that has none of its own: a value built from the
@@ -12,6 +13,8 @@
 from __future__ import annotations
 
 from typing import Any, Final
+
+from permitapi.web import openapi_webhooks
 
 DEV_SERVER: Final = "http://127.0.0.1:8000"
 SERVERS: Final = [
@@ -132,6 +135,7 @@ def _string(node: dict[str, Any], name: str) -> str:
 
 def complete(schema: dict[str, Any]) -> None:
     schema["servers"] = [dict(server) for server in SERVERS]
+    openapi_webhooks.add_webhooks(schema)
     components = schema.get("components", {}).get("schemas", {})
     for item in schema.get("paths", {}).values():
         for method, operation in item.items():
