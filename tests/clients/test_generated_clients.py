@@ -2,8 +2,10 @@
 
 Both are generated from this checkout's OpenAPI document exactly as the command does it,
 type-checked (mypy --strict, tsc --noEmit), built, and driven against a real `permitapi dev`
-server: a status lookup of a permit created in the portal simulator, a batch and a discovery
-search, each compared with what the server answers over plain HTTP. The smoke programs
+server: a status lookup of a permit created in the portal simulator, a batch, a discovery
+search, an ambiguous number (the 300's candidates, typed in both clients) and a keyless demo
+lookup with an unauthenticated client, each compared with what the server answers over plain
+HTTP. The smoke programs
 (smoke_client.py, smoke_client.ts) are type-checked against the generated code too.
 
 The toolchains are installed under .cache/clients/ when missing (pip and `npm ci` against the
@@ -135,3 +137,12 @@ def test_status_batch_and_search(
     assert summary["search"]["results"] == expected
     assert summary["search"]["result_count"] == len(expected) > 0
     assert {jurisdiction for jurisdiction, _ in expected} == {"ladbs"}
+
+    # The 300, typed in both clients: the same candidates REST answers, in order.
+    ambiguous = http.get("/api/v1/permits/BLD24-00123/status", headers=headers).json()
+    assert summary["ambiguous"] == {
+        "status": 300,
+        "candidates": [candidate["slug"] for candidate in ambiguous["candidates"]],
+    }
+    # A keyless call with a plain (unauthenticated) client: the demo answers.
+    assert summary["keyless"] == {"permit_number": "21030-20000-00256", "demo_mode": "true"}

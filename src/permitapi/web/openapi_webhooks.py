@@ -48,6 +48,7 @@ def _envelope(event: str, data_ref: dict[str, Any]) -> dict[str, Any]:
     permit = event in PERMIT_EVENT_TYPES
     nullable_string = {"type": ["string", "null"]}
     return {
+        "title": f"WebhookEnvelope_{event}",
         "type": "object",
         "description": f"The body of a `{event}` delivery",
         "required": [
@@ -144,6 +145,7 @@ def add_webhooks(schema: dict[str, Any]) -> None:
     schema["webhooks"] = webhooks
     if "FeedEvent" in components:
         components["FeedEvent"] = {
+            "title": "FeedEvent",
             "description": components["FeedEvent"].get("description", "An event of the feed"),
             "oneOf": [{"$ref": ref} for ref in variants.values()],
             "discriminator": {"propertyName": "event", "mapping": variants},
@@ -156,5 +158,6 @@ def _feed_variant(components: dict[str, Any], event: str, data: dict[str, Any]) 
     properties = dict(base.get("properties", {}))
     properties["event"] = {"type": "string", "const": event}
     properties["data"] = data
-    components[name] = {**base, "properties": properties}
+    # Each variant a model of its own name (generators name models by title).
+    components[name] = {**base, "title": name, "properties": properties}
     return REF.format(model=name)
