@@ -5,6 +5,7 @@ movement (GET /usage). Both handshakes: the current revision ("auto") and `initi
 
 from __future__ import annotations
 
+import asyncio
 import random
 import time
 from typing import Any
@@ -22,6 +23,7 @@ from tests.support.mcp_client import (
     MODES,
     call_tool,
     list_tools,
+    mcp_client,
     meters,
     problem,
     structured,
@@ -207,18 +209,35 @@ def test_portal_down_is_a_retryable_error_result_and_gives_the_credit_back(
     assert lookups(http, key) == before
 
 
+@pytest.mark.parametrize("mode", MODES)
 def test_a_slow_portal_lookup_is_finished_within_the_call(
-    server: DevServer, http: httpx.Client, accounts: dict[str, dict[str, str]]
+    server: DevServer, http: httpx.Client, accounts: dict[str, dict[str, str]], mode: str
 ) -> None:
     """REST answers a cache miss on an Accela portal with a 202; the tool waits for the
-    operation (up to OPERATION_WAIT_SECONDS) and answers the status record itself."""
+    operation (up to OPERATION_WAIT_SECONDS), reporting progress on an event stream to a client
+    that sent a progress token, and answers the status record itself."""
     key = accounts["enterprise"]["live_key"]
     number = fresh_permit(http, "aca:sandiego")
     before = lookups(http, key)
     arguments = {"permit_number": number, "jurisdiction": "aca:sandiego"}
+    notes: list[tuple[float, str | None]] = []
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        notes.append((done, message))
+
+    async def run() -> CallToolResult:
+        async with mcp_client(server.base_url, key, mode=mode) as client:
+            return await client.call_tool(
+                "get_permit_status", arguments, progress_callback=progress
+            )
+
     started = time.monotonic()
-    record = structured(call(server, key, "get_permit_status", arguments))
+    record = structured(asyncio.run(run()))
     assert time.monotonic() - started < OPERATION_WAIT_SECONDS + 5
+    # The wait was reported: at least the first check, while the operation was pending.
+    assert notes, "no progress notification"
+    assert notes[0][0] == 1
+    assert "Reading the portal" in str(notes[0][1])
     assert "operation_id" not in record, record
     assert record["permit_number"] == number
     assert record["jurisdiction"] == "aca:sandiego"

@@ -6,6 +6,9 @@ behind its streamable-HTTP session manager, stateless, with JSON responses.
   the legacy `initialize` (2025-03-26 to 2025-11-25 revisions; `tools/list` and `tools/call`
   also work without it, the header `MCP-Protocol-Version` or its absence picking the revision)
   and the per-request revision 2026-07-28 (`server/discover`, `_meta`, `Mcp-Method`).
+- Progress: a `tools/call` with a `progressToken` from a client accepting `text/event-stream`
+  is served by a second, streaming session manager, so the notifications of a waiting lookup
+  reach the caller; every other message gets one JSON response.
 - DNS-rebinding protection: the Host (and a browser's Origin) must be one of
   PERMITAPI_MCP_ALLOWED_HOSTS / PERMITAPI_MCP_ALLOWED_ORIGINS (421 / 403 otherwise).
 - `tools/list` is the same for every caller (the thirteen tools of `tools`, in that order, with
@@ -45,7 +48,7 @@ from mcp_types import (
 from mcp_types import Tool as ToolDefinition
 from pydantic import ValidationError
 from starlette.requests import Request
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from permitapi import __version__
 from permitapi.config import Settings
@@ -62,6 +65,7 @@ log = logging.getLogger("permitapi.mcp")
 
 SERVER_NAME = "permitapi"
 UNKNOWN_TOOL = "unknown"
+PEEK_LIMIT = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -111,15 +115,19 @@ class ToolServer:
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
         )
+        security = TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=list(settings.mcp_allowed_hosts),
+            allowed_origins=list(settings.mcp_allowed_origins),
+        )
         self.manager = StreamableHTTPSessionManager(
-            app=self.server,
-            json_response=True,
-            stateless=True,
-            security_settings=TransportSecuritySettings(
-                enable_dns_rebinding_protection=True,
-                allowed_hosts=list(settings.mcp_allowed_hosts),
-                allowed_origins=list(settings.mcp_allowed_origins),
-            ),
+            app=self.server, json_response=True, stateless=True, security_settings=security
+        )
+        # A tools/call that asks for progress (a progressToken) from a client that accepts an
+        # event stream is answered on one, so its progress notifications have a channel; every
+        # other message keeps the single JSON response.
+        self.streaming = StreamableHTTPSessionManager(
+            app=self.server, json_response=False, stateless=True, security_settings=security
         )
 
     @contextlib.asynccontextmanager
@@ -130,7 +138,7 @@ class ToolServer:
         started, stopping = asyncio.Event(), asyncio.Event()
 
         async def hold() -> None:
-            async with self.manager.run():
+            async with self.manager.run(), self.streaming.run():
                 started.set()
                 await stopping.wait()
 
@@ -159,7 +167,12 @@ class ToolServer:
         headers = scope.get("headers", [])
         if any(value != value.strip(b" \t") for _, value in headers):
             scope = {**scope, "headers": [(k, v.strip(b" \t")) for k, v in headers]}
-        await self.manager.handle_request(scope, receive, send)
+        if scope["type"] != "http":
+            await self.manager.handle_request(scope, receive, send)
+            return
+        body, receive = await _buffered(receive)
+        manager = self.streaming if _wants_progress(scope, body) else self.manager
+        await manager.handle_request(scope, receive, send)
 
     # -- JSON-RPC handlers ----------------------------------------------------------------------
 
@@ -229,6 +242,48 @@ async def call_tool(
         log.exception("unexpected failure in tool %s", tool.name)
         internal = InternalError("An unexpected error occurred. It has been logged; retry later.")
         return results.failure(internal, request, tool.name, keyless=keyless)
+
+
+async def _buffered(receive: Receive) -> tuple[bytes, Receive]:
+    """The request body (up to PEEK_LIMIT bytes: a larger one is no tools/call worth routing,
+    and the SDK refuses it) and a `receive` that hands what was read over again."""
+    chunks: list[bytes] = []
+    size = 0
+    more = True
+    while more and size <= PEEK_LIMIT:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunk = message.get("body", b"")
+        chunks.append(chunk)
+        size += len(chunk)
+        more = bool(message.get("more_body", False))
+    body = b"".join(chunks)
+    replayed = False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if not replayed:
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": more}
+        return await receive()
+
+    return (b"" if more else body), replay
+
+
+def _wants_progress(scope: Scope, body: bytes) -> bool:
+    accept = b",".join(v for k, v in scope.get("headers", []) if k.lower() == b"accept")
+    if b"text/event-stream" not in accept:
+        return False
+    try:
+        message = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return False
+    if not isinstance(message, dict) or message.get("method") != "tools/call":
+        return False
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and meta.get("progressToken") is not None
 
 
 async def _method_not_allowed(send: Send) -> None:
