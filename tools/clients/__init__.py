@@ -5,10 +5,11 @@ database), it writes under clients/ (git-ignored; the generated code is never co
 
     clients/openapi.json    the document both clients were generated from
     clients/python/         package `permitapi_client` (openapi-python-client), then
-                            type-checked with `mypy --strict`
+                            type-checked with `mypy --strict`; README.md from readme/
     clients/typescript/     an SDK with one function per operationId (@hey-api/openapi-ts,
                             fetch client bundled, no runtime dependency), then type-checked
-                            with `tsc --noEmit`; `npm run build` there emits dist/
+                            with `tsc --noEmit`; `npm run build` there emits dist/;
+                            README.md from readme/
 
 The generators run from their own pinned toolchains under .cache/clients/ (git-ignored, never
 the service's .venv): a virtualenv installed from requirements.txt beside this file, and
@@ -47,6 +48,8 @@ REQUIREMENTS = HERE / "requirements.txt"
 PACKAGE_JSON = HERE / "package.json"
 PACKAGE_LOCK = HERE / "package-lock.json"
 PYTHON_CONFIG = HERE / "openapi-python-client.yaml"
+README_PYTHON = HERE / "readme" / "python.md"
+README_TYPESCRIPT = HERE / "readme" / "typescript.md"
 PYTHON_PACKAGE = "permitapi_client"
 TYPESCRIPT_PACKAGE = "permitapi-client"
 
@@ -191,6 +194,21 @@ def _operations(document: dict[str, Any]) -> Iterator[dict[str, Any]]:
                 yield operation
 
 
+def readme_scripts(readme: Path, fence: str) -> list[str]:
+    """The code blocks of a client README opened with ```<fence> (each a whole script)."""
+    blocks: list[str] = []
+    current: list[str] | None = None
+    for line in readme.read_text().splitlines():
+        if current is None and line.strip() == f"```{fence}":
+            current = []
+        elif current is not None and line.strip() == "```":
+            blocks.append("\n".join(current) + "\n")
+            current = None
+        elif current is not None:
+            current.append(line)
+    return blocks
+
+
 def keyless_optional(document: dict[str, Any]) -> dict[str, Any]:
     """The document for openapi-python-client: an operation whose key is optional (security
     `[{ApiKeyAuth: []}, {}]`: the keyless demo's status and batch) loses its security, because
@@ -264,6 +282,8 @@ def generate(out: Path, toolchain: Toolchain, document: dict[str, Any] | None = 
         env=env,
     )  # fmt: skip
     type_multiple_choices(typescript_out / "src" / "types.gen.ts", document)
+    shutil.copyfile(README_PYTHON, python_out / "README.md")
+    shutil.copyfile(README_TYPESCRIPT, typescript_out / "README.md")
     package = {
         "name": TYPESCRIPT_PACKAGE,
         "version": document["info"]["version"],
