@@ -84,17 +84,14 @@ def test_every_parameter_is_described(doc: dict[str, Any]) -> None:
             assert parameter.get("description"), (method, path, parameter["name"])
 
 
-def test_every_operation_answer_names_its_location(doc: dict[str, Any]) -> None:
+def test_every_201_and_202_names_its_location(doc: dict[str, Any]) -> None:
     checked = 0
     for method, path, operation in operations(doc):
         for status, response in operation["responses"].items():
-            media = response.get("content", {}).get("application/json", {})
-            if status == "202" and media.get("schema", {}).get("$ref", "").endswith(
-                "/OperationOut"
-            ):
-                assert "Location" in response.get("headers", {}), (method, path)
+            if status in ("201", "202"):
+                assert "Location" in response.get("headers", {}), (method, path, status)
                 checked += 1
-    assert checked >= 1
+    assert checked >= 5
 
 
 def test_servers_name_this_deployment_and_the_dev_server(doc: dict[str, Any]) -> None:

@@ -1,6 +1,7 @@
 """What the OpenAPI document needs beyond FastAPI's output for a client developer (issue 23):
 
 - `servers`: the deployment the document is served from (relative `/`) and `permitapi dev`;
+- `Location` on every 201 and 202 (each endpoint sends it);
 - a real description on every 2xx response (FastAPI writes "Successful Response"): the
   operation's summary;
 - the `webhooks` section and the typed events feed (`web/openapi_webhooks.py`);
@@ -151,6 +152,14 @@ def complete(schema: dict[str, Any]) -> None:
             for status, response in operation.get("responses", {}).items():
                 if not status.startswith("2"):
                     continue
+                headers = response.setdefault("headers", {})
+                if status in ("201", "202") and "Location" not in headers:
+                    headers["Location"] = {
+                        "description": "The created resource (201), or where the accepted "
+                        "work is followed (202)",
+                        "required": True,
+                        "schema": {"type": "string"},
+                    }
                 if response.get("description") in (None, "", _SUCCESSFUL):
                     response["description"] = operation.get("summary") or "The answer"
                 for media in response.get("content", {}).values():
