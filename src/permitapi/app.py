@@ -108,7 +108,7 @@ def create_app(
     """The API application. `mounts` adds ASGI apps under path prefixes (the portal simulator
     at /_sim in `permitapi dev`)."""
     settings = settings or get_settings()
-    tool_server = ToolServer(settings, directory or default_directory())
+    tool_server = ToolServer(settings)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

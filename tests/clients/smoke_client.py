@@ -4,7 +4,9 @@ toolchain's virtualenv, with clients/python on PYTHONPATH; type-checked with myp
     python smoke_client.py BASE_URL API_KEY NUMBER OTHER_NUMBER UNKNOWN_NUMBER
 
 Looks NUMBER up, sends [OTHER_NUMBER, NUMBER, UNKNOWN_NUMBER] as a batch and runs a discovery
-search (city=Los Angeles), then prints what the client decoded as one JSON object.
+search (city=Los Angeles), looks up an ambiguous number (the 300's candidates) and, with a
+plain unauthenticated Client, a demo number (the keyless demo), then prints what the client
+decoded as one JSON object.
 """
 
 from __future__ import annotations
@@ -12,10 +14,19 @@ from __future__ import annotations
 import json
 import sys
 
-from permitapi_client import AuthenticatedClient
+from permitapi_client import AuthenticatedClient, Client
 from permitapi_client.api.discovery import search_permits
 from permitapi_client.api.permits import batch_permit_status, get_permit_status
-from permitapi_client.models import BatchRequest, BatchResponse, PermitStatus, SearchResponse
+from permitapi_client.models import (
+    BatchRequest,
+    BatchResponse,
+    MultipleJurisdictionsProblem,
+    PermitStatus,
+    SearchResponse,
+)
+
+AMBIGUOUS = "BLD24-00123"
+DEMO_NUMBER = "21030-20000-00256"
 
 
 def main(base_url: str, api_key: str, number: str, other: str, unknown: str) -> None:
@@ -40,6 +51,12 @@ def main(base_url: str, api_key: str, number: str, other: str, unknown: str) -> 
         assert search.status_code == 200, search.content
         found = search.parsed
         assert isinstance(found, SearchResponse), found
+        ambiguous = get_permit_status.sync_detailed(AMBIGUOUS, client=client)
+        assert isinstance(ambiguous.parsed, MultipleJurisdictionsProblem), ambiguous.content
+        candidates = ambiguous.parsed.candidates
+    with Client(base_url=base_url, raise_on_unexpected_status=True) as keyless:
+        demo = get_permit_status.sync_detailed(DEMO_NUMBER, client=keyless)
+        assert isinstance(demo.parsed, PermitStatus), demo.content
     summary = {
         "status": {
             "permit_number": record.permit_number,
@@ -56,6 +73,14 @@ def main(base_url: str, api_key: str, number: str, other: str, unknown: str) -> 
         "search": {
             "result_count": found.result_count,
             "results": [[hit.jurisdiction, hit.permit_number] for hit in found.results],
+        },
+        "ambiguous": {
+            "status": ambiguous.status_code.value,
+            "candidates": [candidate.slug for candidate in candidates],
+        },
+        "keyless": {
+            "permit_number": demo.parsed.permit_number,
+            "demo_mode": demo.headers.get("X-Demo-Mode"),
         },
     }
     print(json.dumps(summary))

@@ -4,7 +4,9 @@
 //     node smoke_client.js BASE_URL API_KEY NUMBER OTHER_NUMBER UNKNOWN_NUMBER
 //
 // Looks NUMBER up, sends [OTHER_NUMBER, NUMBER, UNKNOWN_NUMBER] as a batch and runs a discovery
-// search (city=Los Angeles), then prints what the client decoded as one JSON object.
+// search (city=Los Angeles), looks up an ambiguous number (the 300's candidates, typed) and,
+// with a client without a key, a demo number, then prints what the client decoded as one JSON
+// object.
 
 import { createClient } from '../typescript/src/client';
 import { batchPermitStatus, getPermitStatus, searchPermits } from '../typescript/src';
@@ -43,6 +45,17 @@ async function main(): Promise<void> {
   check(search.data !== undefined, 'search: no body');
   const found: SearchResponse = search.data;
 
+  // A 300 is not ok, so it lands in `error`: typed, its candidates compile.
+  const ambiguous = await getPermitStatus({ client, path: { permit_number: 'BLD24-00123' } });
+  check(ambiguous.response.status === 300, `ambiguous: ${ambiguous.response.status}`);
+  const problem = ambiguous.error;
+  check(problem !== undefined && 'candidates' in problem, 'ambiguous: no candidates');
+  const slugs: string[] = problem.candidates.map((candidate) => candidate.slug);
+
+  const keyless = createClient({ baseUrl });
+  const demo = await getPermitStatus({ client: keyless, path: { permit_number: '21030-20000-00256' } });
+  check(demo.data !== undefined && 'status_phase' in demo.data, `keyless: ${demo.response.status}`);
+
   const summary = {
     status: {
       permit_number: record.permit_number,
@@ -59,6 +72,11 @@ async function main(): Promise<void> {
     search: {
       result_count: found.result_count,
       results: found.results.map((hit) => [hit.jurisdiction, hit.permit_number]),
+    },
+    ambiguous: { status: ambiguous.response.status, candidates: slugs },
+    keyless: {
+      permit_number: demo.data.permit_number,
+      demo_mode: demo.response.headers.get('X-Demo-Mode'),
     },
   };
   console.log(JSON.stringify(summary));

@@ -5,6 +5,7 @@ movement (GET /usage). Both handshakes: the current revision ("auto") and `initi
 
 from __future__ import annotations
 
+import asyncio
 import random
 import time
 from typing import Any
@@ -13,6 +14,7 @@ import httpx
 import pytest
 from mcp_types import CallToolResult
 
+from permitapi.mcp.tools import OPERATION_WAIT_SECONDS
 from tests.acceptance.test_lookups_dev_server import SIM, fresh_permit
 from tests.mcp.conftest import new_account
 from tests.mcp.test_catalogue import TOOL_NAMES
@@ -21,6 +23,7 @@ from tests.support.mcp_client import (
     MODES,
     call_tool,
     list_tools,
+    mcp_client,
     meters,
     problem,
     structured,
@@ -46,7 +49,7 @@ def unknown_ladbs_number() -> str:
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_the_sdk_client_lists_exactly_the_twelve_tools(server: DevServer, mode: str) -> None:
+def test_the_sdk_client_lists_exactly_the_thirteen_tools(server: DevServer, mode: str) -> None:
     listed, version = list_tools(server.base_url, mode=mode)
     assert [tool.name for tool in listed.tools] == TOOL_NAMES
     assert version == ("2026-07-28" if mode == "auto" else "2025-11-25")
@@ -116,9 +119,11 @@ def test_status_failures_are_error_results_with_the_rest_code_and_settlement(
         assert failed["tool"] == "get_permit_status"
         assert failed["request_id"]
         if code == "multiple_jurisdictions":
-            assert failed["candidates"] == rest.json()["candidates"]
-            assert len(failed["candidates"]) > 1
+            assert failed["candidates"] == rest.json()["candidates"][:5]
+            assert failed["candidates_total"] == len(rest.json()["candidates"]) > 1
             assert failed["retryable"] is False
+            assert "jurisdiction" in failed["next_step"]
+            assert "example" not in failed  # REST's example is a path
 
     # Arguments the tool does not have, or of the wrong JSON type: nothing reserved.
     before = lookups(http, key)
@@ -204,36 +209,89 @@ def test_portal_down_is_a_retryable_error_result_and_gives_the_credit_back(
     assert lookups(http, key) == before
 
 
-def test_a_slow_portal_answers_an_operation_with_a_poll_hint(
-    server: DevServer, http: httpx.Client, accounts: dict[str, dict[str, str]]
+@pytest.mark.parametrize("mode", MODES)
+def test_a_slow_portal_lookup_is_finished_within_the_call(
+    server: DevServer, http: httpx.Client, accounts: dict[str, dict[str, str]], mode: str
 ) -> None:
+    """REST answers a cache miss on an Accela portal with a 202; the tool waits for the
+    operation (up to OPERATION_WAIT_SECONDS), reporting progress on an event stream to a client
+    that sent a progress token, and answers the status record itself."""
     key = accounts["enterprise"]["live_key"]
     number = fresh_permit(http, "aca:sandiego")
     before = lookups(http, key)
     arguments = {"permit_number": number, "jurisdiction": "aca:sandiego"}
-    accepted = structured(call(server, key, "get_permit_status", arguments))
-    assert accepted["status"] in ("pending", "running")
-    assert accepted["operation_type"] == "permit_refresh"
-    assert accepted["poll_url"] == f"/api/v1/operations/{accepted['operation_id']}"
-    assert accepted["retry_after_seconds"] == 2
-    assert f"{server.base_url}{accepted['poll_url']}" in accepted["poll_hint"]
+    notes: list[tuple[float, str | None]] = []
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        notes.append((done, message))
+
+    async def run() -> CallToolResult:
+        async with mcp_client(server.base_url, key, mode=mode) as client:
+            return await client.call_tool(
+                "get_permit_status", arguments, progress_callback=progress
+            )
+
+    started = time.monotonic()
+    record = structured(asyncio.run(run()))
+    assert time.monotonic() - started < OPERATION_WAIT_SECONDS + 5
+    # The wait was reported: at least the first check, while the operation was pending.
+    assert notes, "no progress notification"
+    assert notes[0][0] == 1
+    assert "Reading the portal" in str(notes[0][1])
+    assert "operation_id" not in record, record
+    assert record["permit_number"] == number
+    assert record["jurisdiction"] == "aca:sandiego"
     assert lookups(http, key) == before + 1
-    deadline = time.monotonic() + 60
-    while True:
-        polled = http.get(accepted["poll_url"], headers={"X-API-Key": key}).json()
-        if polled["status"] in ("succeeded", "failed") or time.monotonic() > deadline:
-            break
-        time.sleep(0.3)
-    assert polled["status"] == "succeeded", polled
-    record = structured(call(server, key, "get_permit_status", arguments))
     rest = http.get(
         f"/api/v1/permits/{number}/status",
         params={"jurisdiction": "aca:sandiego"},
         headers={"X-API-Key": key},
     ).json()
-    assert record["source"] == "cached"
-    assert without_age(record) == without_age(rest)
-    assert without_age(polled["result"])["permit_id"] == record["permit_id"]
+    assert rest["source"] == "cached"
+    assert rest["permit_id"] == record["permit_id"]
+
+
+def test_an_operation_handed_back_is_polled_with_get_operation(
+    server: DevServer, http: httpx.Client, accounts: dict[str, dict[str, str]]
+) -> None:
+    key = accounts["enterprise"]["live_key"]
+    number = fresh_permit(http, "aca:sandiego")
+    arguments = {"permit_number": number, "jurisdiction": "aca:sandiego"}
+    structured(call(server, key, "get_permit_status", arguments))
+    before = meters(http, key)
+    forced = {**arguments, "force_refresh": True, "respond_async": True}
+    accepted = structured(call(server, key, "get_permit_status", forced))
+    operation_id = accepted["operation_id"]
+    assert accepted["status"] in ("pending", "running")
+    assert f"get_operation with operation_id={operation_id}" in accepted["poll_hint"]
+    assert "GET " not in accepted["poll_hint"]
+    assert "/api/" not in accepted["poll_hint"]
+    deadline = time.monotonic() + 60
+    while True:
+        polled = structured(call(server, key, "get_operation", {"operation_id": operation_id}))
+        if polled["status"] in ("succeeded", "failed") or time.monotonic() > deadline:
+            break
+        time.sleep(0.3)
+    assert polled["status"] == "succeeded", polled
+    assert (
+        polled["result"]["permit_id"]
+        == structured(call(server, key, "get_permit_status", arguments))["permit_id"]
+    )
+    rest = http.get(f"/api/v1/operations/{operation_id}", headers={"X-API-Key": key}).json()
+    assert without_age(rest) == without_age(polled)
+    # Polling is free: the forced refresh's 10 credits and the cached read's 1, nothing more.
+    assert meters(http, key)["lookup"] == before["lookup"] + 11
+
+    other = accounts["pro"]["live_key"]
+    hidden = problem(call(server, other, "get_operation", {"operation_id": operation_id}))
+    assert (hidden["code"], hidden["status"]) == ("operation_not_found", 404)
+    assert "get_permit_status" in hidden["next_step"]
+    keyless = problem(call(server, None, "get_operation", {"operation_id": operation_id}))
+    assert keyless["code"] == "invalid_api_key"
+    malformed = problem(call(server, key, "get_operation", {"operation_id": "42"}))
+    assert malformed["code"] == "invalid_arguments"
+    assert "UUID" in malformed["errors"][0]["message"]
+    assert "^" not in malformed["detail"]  # no raw regex
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -315,7 +373,7 @@ def test_resolve_permit_is_the_rest_answer_and_free(
     failed = problem(call(server, key, "resolve_permit", ambiguous))
     rest = http.post("/api/v1/permit-resolutions", json=ambiguous, headers={"X-API-Key": key})
     assert failed["code"] == rest.json()["code"] == "multiple_jurisdictions"
-    assert failed["candidates"] == rest.json()["candidates"]
+    assert failed["candidates"] == rest.json()["candidates"][:5]
     assert lookups(http, key) == before
 
 
@@ -375,7 +433,9 @@ def test_canonical_permit_and_details_are_the_rest_answers_at_a_credit_each(
         failed = problem(call(server, key, tool, {"permit_number": never}))
         rest = http.get(f"/api/v1/permits/{never}/{path}", headers=auth)
         assert failed["code"] == rest.json()["code"] == "permit_not_found"
-        assert failed["status_url"] == rest.json()["status_url"]
+        assert rest.json()["status_url"]
+        assert "status_url" not in failed
+        assert f"get_permit_status with permit_number='{never}'" in failed["next_step"]
     unknown_id = "0b5c5d36-7a52-4c1f-a9c6-2d3f8d1f6a10"
     failed = problem(call(server, key, "get_canonical_permit", {"permit_id": unknown_id}))
     assert failed["code"] == http.get(f"/api/v1/permits/{unknown_id}", headers=auth).json()["code"]
@@ -400,6 +460,7 @@ def test_every_tool_refuses_arguments_it_does_not_have_at_no_cost(
         "get_permit_history": {"permit_number": "BLD24-00123"},
         "watch_permit": {"permit_number": "BLD24-00123"},
         "unwatch_permit": {"permit_number": "BLD24-00123"},
+        "get_operation": {"operation_id": "0b5c5d36-7a52-4c1f-a9c6-2d3f8d1f6a10"},
     }
     for tool in TOOL_NAMES:
         arguments = {**valid.get(tool, {}), "verbose": True}

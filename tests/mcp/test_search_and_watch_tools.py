@@ -164,7 +164,8 @@ def test_watch_tools_are_the_rest_answers_and_cost_nothing(
     ambiguous = problem(call(server, key, "watch_permit", {"permit_number": "BLD24-00123"}))
     rest = http.post("/api/v1/permits/BLD24-00123/watch", headers=auth)
     assert ambiguous["code"] == rest.json()["code"] == "multiple_jurisdictions"
-    assert ambiguous["candidates"] == rest.json()["candidates"]
+    assert ambiguous["candidates"] == rest.json()["candidates"][:5]
+    assert ambiguous["candidates_total"] == len(rest.json()["candidates"])
     assert meters(http, key) == before
 
 

@@ -5,10 +5,11 @@ database), it writes under clients/ (git-ignored; the generated code is never co
 
     clients/openapi.json    the document both clients were generated from
     clients/python/         package `permitapi_client` (openapi-python-client), then
-                            type-checked with `mypy --strict`
+                            type-checked with `mypy --strict`; README.md from readme/
     clients/typescript/     an SDK with one function per operationId (@hey-api/openapi-ts,
                             fetch client bundled, no runtime dependency), then type-checked
-                            with `tsc --noEmit`; `npm run build` there emits dist/
+                            with `tsc --noEmit`; `npm run build` there emits dist/;
+                            README.md from readme/
 
 The generators run from their own pinned toolchains under .cache/clients/ (git-ignored, never
 the service's .venv): a virtualenv installed from requirements.txt beside this file, and
@@ -24,6 +25,7 @@ lookup, a batch and a discovery search with each against a real dev server.
 from __future__ import annotations
 
 import argparse
+import copy
 import fcntl
 import hashlib
 import json
@@ -46,6 +48,8 @@ REQUIREMENTS = HERE / "requirements.txt"
 PACKAGE_JSON = HERE / "package.json"
 PACKAGE_LOCK = HERE / "package-lock.json"
 PYTHON_CONFIG = HERE / "openapi-python-client.yaml"
+README_PYTHON = HERE / "readme" / "python.md"
+README_TYPESCRIPT = HERE / "readme" / "typescript.md"
 PYTHON_PACKAGE = "permitapi_client"
 TYPESCRIPT_PACKAGE = "permitapi-client"
 
@@ -183,6 +187,61 @@ def _typescript_version() -> str:
     return str(package["devDependencies"]["typescript"])
 
 
+def _operations(document: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    for item in document.get("paths", {}).values():
+        for method, operation in item.items():
+            if method in ("get", "put", "post", "delete", "patch"):
+                yield operation
+
+
+def readme_scripts(readme: Path, fence: str) -> list[str]:
+    """The code blocks of a client README opened with ```<fence> (each a whole script)."""
+    blocks: list[str] = []
+    current: list[str] | None = None
+    for line in readme.read_text().splitlines():
+        if current is None and line.strip() == f"```{fence}":
+            current = []
+        elif current is not None and line.strip() == "```":
+            blocks.append("\n".join(current) + "\n")
+            current = None
+        elif current is not None:
+            current.append(line)
+    return blocks
+
+
+def keyless_optional(document: dict[str, Any]) -> dict[str, Any]:
+    """The document for openapi-python-client: an operation whose key is optional (security
+    `[{ApiKeyAuth: []}, {}]`: the keyless demo's status and batch) loses its security, because
+    the generator asks for an AuthenticatedClient whenever an operation lists any; without it
+    the function takes `AuthenticatedClient | Client`, and an AuthenticatedClient still sends
+    its key (the header is set on the client, not per operation)."""
+    shaped = copy.deepcopy(document)
+    for operation in _operations(shaped):
+        if {} in operation.get("security", []):
+            del operation["security"]
+    return shaped
+
+
+def type_multiple_choices(types_file: Path, document: dict[str, Any]) -> None:
+    """@hey-api/openapi-ts leaves 3xx answers out of an operation's `Errors`, so a 300's
+    candidates reached `error` typed as another problem and `error.candidates` failed tsc. The
+    fetch client does hand a 300 to `error` (the response is not ok): add it to the type."""
+    text = types_file.read_text()
+    for operation in _operations(document):
+        if "300" not in operation.get("responses", {}):
+            continue
+        op_id = operation["operationId"]
+        opening = f"export type {op_id[0].upper()}{op_id[1:]}Errors = {{\n"
+        if opening not in text:
+            raise ToolError(f"{types_file.name}: no {opening.strip()} to add the 300 to")
+        text = text.replace(
+            opening,
+            f"{opening}    /**\n     * Ambiguous: several jurisdictions match\n     */\n"
+            "    300: MultipleJurisdictionsProblem;\n",
+        )
+    types_file.write_text(text)
+
+
 def generate(out: Path, toolchain: Toolchain, document: dict[str, Any] | None = None) -> None:
     """Write out/openapi.json, out/python and out/typescript (replacing earlier output)."""
     document = document if document is not None else openapi_document()
@@ -191,11 +250,13 @@ def generate(out: Path, toolchain: Toolchain, document: dict[str, Any] | None = 
     spec.write_text(json.dumps(document, indent=2) + "\n")
     env = toolchain.env()
     python_out = out / "python"
+    python_spec = out / "openapi.python.json"
+    python_spec.write_text(json.dumps(keyless_optional(document), indent=2) + "\n")
     run(
         [
             toolchain.python_bin / "openapi-python-client",
             "generate",
-            "--path", spec,
+            "--path", python_spec,
             "--output-path", python_out,
             "--config", PYTHON_CONFIG,
             "--meta", "poetry",
@@ -220,6 +281,9 @@ def generate(out: Path, toolchain: Toolchain, document: dict[str, Any] | None = 
         cwd=out,
         env=env,
     )  # fmt: skip
+    type_multiple_choices(typescript_out / "src" / "types.gen.ts", document)
+    shutil.copyfile(README_PYTHON, python_out / "README.md")
+    shutil.copyfile(README_TYPESCRIPT, typescript_out / "README.md")
     package = {
         "name": TYPESCRIPT_PACKAGE,
         "version": document["info"]["version"],

@@ -47,7 +47,17 @@ def status_record(body: dict[str, Any]) -> str:
 
 
 def operation(body: dict[str, Any]) -> str:
-    return f"Accepted as operation {body['operation_id']} ({body['status']}). {body['poll_hint']}"
+    head = f"Operation {body['operation_id']}: {body['status']}."
+    if body.get("poll_hint"):
+        return f"{head} {body['poll_hint']}"
+    if body.get("error"):
+        error = body["error"]
+        retry = "retryable" if error.get("retryable") else "not retryable"
+        return f"{head} {error.get('code')}: {error.get('message')} ({retry})"
+    if isinstance(body.get("result"), dict):
+        result = body["result"]
+        return f"{head}\n" + (problem(result) if "code" in result else status_record(result))
+    return head
 
 
 def permit_status(body: dict[str, Any]) -> str:
@@ -257,16 +267,20 @@ def problem(body: dict[str, Any]) -> str:
     candidates = body.get("candidates") or []
     if candidates:
         lines.append("Candidates (strongest first; call again with one as jurisdiction):")
-        shown = [
+        lines += [
             f"- {c['slug']}: {c['display_name']} ({c['confidence']}, {c['reason']})"
             for c in candidates[:MAX_CANDIDATES]
         ]
-        lines += _lines(shown, len(candidates))
+        total = int(body.get("candidates_total", len(candidates)))
+        if total > len(candidates):
+            lines.append(f"({len(candidates)} of {total} candidates shown)")
+    if body.get("did_you_mean"):
+        lines.append("Did you mean: " + ", ".join(body["did_you_mean"]))
     if body.get("retry_after") is not None:
         lines.append(f"Retry after {body['retry_after']} seconds.")
     if body.get("errors"):
         lines.append("Issues: " + json.dumps(body["errors"], separators=(",", ":")))
-    for key in ("status_url", "upgrade_hint", "plan_limit"):
+    for key in ("next_step", "upgrade_hint", "plan_limit"):
         if body.get(key) is not None:
             lines.append(f"{key}: {body[key]}")
     return "\n".join(lines)

@@ -9,11 +9,14 @@ instance, code, error, request_id and the error's own members such as `candidate
 - `retry_after`: seconds to wait before retrying, whenever the REST answer carries a
   Retry-After (burst and demo limits, force_refresh's hourly cap, a portal down, an
   unverifiable discovery result); absent otherwise;
-- `retryable`: true when the same call may succeed later unchanged (5xx, or a retry_after).
+- `retryable`: true when the same call may succeed later unchanged (5xx, or a retry_after);
+- `next_step`, the detail naming tools instead of REST paths, and at most five candidates with
+  `candidates_total` (`hints`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from mcp_types import CallToolResult, TextContent
@@ -21,7 +24,7 @@ from pydantic import ValidationError
 from starlette.requests import Request
 
 from permitapi.errors import ApiError, BadRequest, problem_body
-from permitapi.mcp import render
+from permitapi.mcp import hints, render
 from permitapi.observability.metrics import REFUSALS
 
 ARGUMENTS = "arguments"
@@ -35,16 +38,29 @@ def success(body: dict[str, Any], renderer: render.Renderer) -> CallToolResult:
     return CallToolResult(content=[TextContent(text=renderer(body))], structured_content=body)
 
 
+# What a value of these arguments looks like, instead of pydantic's raw pattern.
+_SHAPES = {
+    "permit_id": "must be a canonical permit id: a UUID such as "
+    "0b5c5d36-7a52-4c1f-a9c6-2d3f8d1f6a10 (resolve_permit or a status record's permit_id)",
+    "operation_id": "must be the operation_id (a UUID) get_permit_status answered",
+}
+
+
+def _message(name: str, item: Any) -> str:
+    if item["type"] == "extra_forbidden":
+        return "is not an argument of this tool"
+    if item["type"] in ("string_pattern_mismatch", "string_too_long") and name in _SHAPES:
+        return _SHAPES[name]
+    return str(item["msg"])
+
+
 def invalid_arguments(error: ValidationError) -> BadRequest:
     """400 `invalid_arguments`: unknown arguments, missing ones or wrong JSON types, named like
     REST's parameter problems (`parameter` and every issue in `errors`)."""
     issues = []
     for item in error.errors(include_url=False):
         name = ".".join(str(part) for part in item["loc"]) or ARGUMENTS
-        message = (
-            "is not an argument of this tool" if item["type"] == "extra_forbidden" else item["msg"]
-        )
-        issues.append({"parameter": name, "location": ARGUMENTS, "message": message})
+        issues.append({"parameter": name, "location": ARGUMENTS, "message": _message(name, item)})
     return BadRequest(
         "Invalid arguments: " + "; ".join(f"{i['parameter']} {i['message']}" for i in issues),
         code="invalid_arguments",
@@ -60,7 +76,14 @@ def _retry_after(error: ApiError) -> int | None:
     return seconds if isinstance(seconds, int) else None
 
 
-def failure(error: ApiError, request: Request, tool: str, *, keyless: bool) -> CallToolResult:
+def failure(
+    error: ApiError,
+    request: Request,
+    tool: str,
+    *,
+    keyless: bool,
+    arguments: Mapping[str, Any] | None = None,
+) -> CallToolResult:
     if error.status == 429:
         REFUSALS.labels(error.code).inc()
     extra = dict(error.extra)
@@ -83,6 +106,7 @@ def failure(error: ApiError, request: Request, tool: str, *, keyless: bool) -> C
         request_id=str(state.get("request_id", "")),
         extra=extra,
     )
+    body = hints.for_tool(tool, error.code, body, arguments or {})
     body["tool"] = tool
     retry_after = _retry_after(error)
     if retry_after is not None:

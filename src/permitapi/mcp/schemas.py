@@ -30,6 +30,12 @@ from permitapi.operation.schemas import OperationOut
 from permitapi.permit.identity import MAX_NUMBER_LENGTH
 from permitapi.watch.schemas import WatchEnrolled
 
+# The shape of a directory slug (`ladbs`, `aca:sandiego`): advertised instead of the 79-slug
+# enum, which cost more than a third of `tools/list`; list_jurisdictions enumerates them and an
+# unknown slug is the service's invalid_jurisdiction with `did_you_mean`.
+SLUG_PATTERN = r"^[a-z][a-z0-9_-]*(:[a-z0-9_-]+)?$"
+MAX_SLUG_LENGTH = 64
+DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 UUID_PATTERN = r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$"
 MAX_ID_LENGTH = 64
 
@@ -45,41 +51,34 @@ class ToolInput(BaseModel):
 
 class PermitRef(ToolInput):
     permit_number: str = Field(
-        description="The permit number as the portal shows it (formatting such as spaces and "
-        "dashes may vary).",
+        description="As the portal shows it.",
         json_schema_extra=_advertised(minLength=1, maxLength=MAX_NUMBER_LENGTH),
     )
     jurisdiction: str | None = Field(
         default=None,
-        description="Jurisdiction slug (list_jurisdictions). Omit it for number formats "
-        "distinctive to one jurisdiction; needed for shared formats (an ambiguous number "
-        "answers multiple_jurisdictions with ranked candidates to choose from).",
+        description="Slug (list_jurisdictions), for number formats shared by several.",
     )
 
 
 class StatusInput(PermitRef):
     force_refresh: bool = Field(
         default=False,
-        description="Fetch the portal now even if the cached copy is fresh. Paid plans only; "
-        "costs 10 lookup credits; at most 10 an hour.",
+        description="Read the portal even if cached: paid plans, 10 credits.",
     )
     respond_async: bool = Field(
         default=False,
-        description="With force_refresh: return an operation at once instead of waiting for the "
-        "portal (the REST twin's `Prefer: respond-async`). Ignored without force_refresh.",
+        description="With force_refresh: answer an operation at once (for get_operation).",
     )
     near: str | None = Field(
         default=None,
-        description="`<lat>,<lon>`: orders ambiguous candidates by distance; a malformed value "
-        "is ignored.",
+        description="'<lat>,<lon>': ranks ambiguous candidates by distance.",
         json_schema_extra=_advertised(maxLength=64),
     )
 
 
 class BatchInput(ToolInput):
     permit_numbers: list[str] = Field(
-        description=f"1 to {BATCH_MAX_PERMITS} permit numbers; jurisdictions are detected "
-        "(shared formats need a prior get_permit_status with the jurisdiction).",
+        description=f"1 to {BATCH_MAX_PERMITS} permit numbers.",
         json_schema_extra=_advertised(
             minItems=1,
             maxItems=BATCH_MAX_PERMITS,
@@ -95,23 +94,22 @@ class NoInput(ToolInput):
 class SearchInput(ToolInput):
     city: str | None = Field(
         default=None,
-        description="Scope: the city of Los Angeles (source ladbs).",
+        description="Scope: City of Los Angeles.",
         json_schema_extra=_advertised(enum=["Los Angeles"]),
     )
     county: str | None = Field(
         default=None,
-        description="Scope: unincorporated Los Angeles County (source epicla).",
+        description="Scope: unincorporated county.",
         json_schema_extra=_advertised(enum=["Los Angeles County"]),
     )
     jurisdiction: str | None = Field(
         default=None,
-        description="Scope: one source; omitted, both are searched and merged newest first.",
+        description="Scope: one source (default both).",
         json_schema_extra=_advertised(enum=["ladbs", "epicla"]),
     )
     parcel: list[str] | None = Field(
         default=None,
-        description=f"1-{PARCELS_PER_SEARCH_MAX} distinct 10-digit assessor parcel numbers "
-        "(APN/AIN); spaces and hyphens are ignored; exact match.",
+        description="Assessor parcel numbers.",
         json_schema_extra=_advertised(
             minItems=1,
             maxItems=PARCELS_PER_SEARCH_MAX,
@@ -120,22 +118,22 @@ class SearchInput(ToolInput):
     )
     zip: str | None = Field(
         default=None,
-        description="5-digit ZIP code (ZIP+4 accepted).",
+        description="ZIP code.",
         json_schema_extra=_advertised(pattern=r"^\d{5}(-\d{4})?$"),
     )
     lat: float | None = Field(
         default=None,
-        description="Latitude of the circle's centre; with lon and radius_mi.",
+        description="With lon, radius_mi.",
         json_schema_extra=_advertised(minimum=-90, maximum=90),
     )
     lon: float | None = Field(
         default=None,
-        description="Longitude of the circle's centre; with lat and radius_mi.",
+        description="With lat, radius_mi.",
         json_schema_extra=_advertised(minimum=-180, maximum=180),
     )
     radius_mi: float | None = Field(
         default=None,
-        description=f"Radius in miles, more than 0 and at most {MAX_RADIUS_MI:g}.",
+        description="Radius in miles.",
         json_schema_extra=_advertised(exclusiveMinimum=0, maximum=MAX_RADIUS_MI),
     )
     permit_type: str | None = Field(
@@ -145,38 +143,37 @@ class SearchInput(ToolInput):
     )
     date_from: str | None = Field(
         default=None,
-        description="Issued on or after (YYYY-MM-DD).",
-        json_schema_extra=_advertised(format="date", pattern=r"^\d{4}-\d{2}-\d{2}$"),
+        description="Issued on or after.",
+        json_schema_extra=_advertised(format="date", pattern=DATE_PATTERN),
     )
     date_to: str | None = Field(
         default=None,
-        description="Issued on or before (YYYY-MM-DD).",
-        json_schema_extra=_advertised(format="date", pattern=r"^\d{4}-\d{2}-\d{2}$"),
+        description="Issued on or before.",
+        json_schema_extra=_advertised(format="date", pattern=DATE_PATTERN),
     )
     value_min: float | None = Field(
         default=None,
-        description="Declared valuation at least (dollars).",
+        description="Valuation at least (USD).",
         json_schema_extra=_advertised(minimum=0),
     )
     value_max: float | None = Field(
         default=None,
-        description="Declared valuation at most (dollars).",
+        description="Valuation at most (USD).",
         json_schema_extra=_advertised(minimum=0),
     )
     status: str | None = Field(
         default=None,
-        description="Portal status text, e.g. Issued.",
+        description="Portal status text.",
         json_schema_extra=_advertised(minLength=1, maxLength=MAX_STATUS_LENGTH),
     )
     limit: int | None = Field(
         default=None,
         description=f"Results per page (default {DEFAULT_LIMIT}).",
-        json_schema_extra=_advertised(minimum=1, maximum=MAX_LIMIT, default=DEFAULT_LIMIT),
+        json_schema_extra=_advertised(minimum=1, maximum=MAX_LIMIT),
     )
     cursor: str | None = Field(
         default=None,
-        description="pagination.next_cursor of the previous page, with the same filters "
-        "(valid 15 minutes, for the same API key). Each page is one search.",
+        description="pagination.next_cursor, same filters.",
         json_schema_extra=_advertised(minLength=1),
     )
 
@@ -198,7 +195,16 @@ def _query_value(value: Any) -> str:
 
 class PermitIdInput(ToolInput):
     permit_id: str = Field(
-        description="The canonical permit UUID (resolve_permit or a status record's permit_id).",
+        description="From resolve_permit or a status record.",
+        pattern=UUID_PATTERN,
+        max_length=MAX_ID_LENGTH,
+        json_schema_extra=_advertised(format="uuid"),
+    )
+
+
+class OperationIdInput(ToolInput):
+    operation_id: str = Field(
+        description="From get_permit_status or batch_permit_status.",
         pattern=UUID_PATTERN,
         max_length=MAX_ID_LENGTH,
         json_schema_extra=_advertised(format="uuid"),
@@ -257,21 +263,22 @@ def _collapse_optional(prop: dict[str, Any]) -> dict[str, Any]:
     return {**kept[0], **collapsed}
 
 
-def input_schema(
-    model: type[BaseModel], *, jurisdictions: list[str] | None = None
-) -> dict[str, Any]:
-    """The advertised input schema: an object with no other properties. `jurisdictions` (the
-    directory's slugs) becomes the enum of a `jurisdiction` argument."""
+def input_schema(model: type[BaseModel], *, slug_pattern: bool = False) -> dict[str, Any]:
+    """The advertised input schema: an object with no other properties. `slug_pattern`: a
+    `jurisdiction` argument advertises the slug shape (the service decides the value)."""
     schema: dict[str, Any] = _strip_titles(model.model_json_schema())
     properties: dict[str, Any] = schema.setdefault("properties", {})
     required = set(schema.get("required", []))
     for name, prop in list(properties.items()):
         if name not in required:
             properties[name] = _collapse_optional(prop)
-    if jurisdictions is not None and "jurisdiction" in properties:
+            if properties[name].get("default") is False:
+                del properties[name]["default"]  # a flag is off unless sent
+    if slug_pattern and "jurisdiction" in properties:
         properties["jurisdiction"] = {
             "type": "string",
-            "enum": list(jurisdictions),
+            "pattern": SLUG_PATTERN,
+            "maxLength": MAX_SLUG_LENGTH,
             "description": properties["jurisdiction"].get("description", ""),
         }
     schema["type"] = "object"
@@ -281,13 +288,84 @@ def input_schema(
     return schema
 
 
+# Output schemas are compact: each answer's top-level fields with their JSON types, enums and
+# formats, nested objects and lists by their type only, and no prose. They still validate every
+# answer; a model learns the fields from the tool description and the answer itself, and the
+# REST document (GET /openapi.json) types every nested field. The full schemas cost 24 KB of
+# the 46 KB `tools/list` (DataFreshness alone was repeated in six of them).
+_KEPT = ("type", "enum", "const", "format")
+
+
+def _resolve(node: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
+    ref = node.get("$ref")
+    if isinstance(ref, str):
+        resolved: dict[str, Any] = defs[ref.rsplit("/", 1)[-1]]
+        return resolved
+    return node
+
+
+def _types(node: dict[str, Any], defs: dict[str, Any]) -> list[str]:
+    node = _resolve(node, defs)
+    if isinstance(node.get("anyOf"), list):
+        return [t for variant in node["anyOf"] for t in _types(variant, defs)]
+    kind = node.get("type")
+    if isinstance(kind, list):
+        return [str(t) for t in kind]
+    if isinstance(kind, str):
+        return [kind]
+    return ["object"] if "properties" in node else []
+
+
+def _field(node: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
+    """One field: its type(s), and its enum, const or format when it is a scalar."""
+    node = _resolve(node, defs)
+    kinds = list(dict.fromkeys(_types(node, defs)))
+    if not kinds:
+        return {}  # any JSON value
+    field: dict[str, Any] = {"type": kinds[0] if len(kinds) == 1 else kinds}
+    if "anyOf" not in node:
+        field.update({k: v for k, v in node.items() if k in _KEPT and k != "type"})
+    if isinstance(node.get("items"), dict) and "type" in node["items"]:
+        field["items"] = {k: v for k, v in node["items"].items() if k in _KEPT}
+    return field
+
+
+def _shape(node: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
+    node = _resolve(node, defs)
+    if isinstance(node.get("anyOf"), list):
+        return _union(node["anyOf"], defs)
+    properties = node.get("properties", {})
+    shaped: dict[str, Any] = {
+        "type": "object",
+        "properties": {name: _field(prop, defs) for name, prop in properties.items()},
+    }
+    return shaped
+
+
+def _union(variants: list[dict[str, Any]], defs: dict[str, Any]) -> dict[str, Any]:
+    """Each variant requires its first field no other variant has, so an answer matches the
+    variant it is (a status record is not an operation)."""
+    shapes = []
+    for variant in variants:
+        shape = _shape(variant, defs)
+        others = {
+            name
+            for other in variants
+            if other is not variant
+            for name in _resolve(other, defs).get("properties", {})
+        }
+        own = [n for n in _resolve(variant, defs).get("required", []) if n not in others]
+        if own:
+            shape["required"] = own[:1]
+        shapes.append(shape)
+    return {"anyOf": shapes}
+
+
 def output_schema(*models: type[BaseModel]) -> dict[str, Any]:
-    """The REST answer's schema; several models: any one of them (still an object)."""
-    if len(models) == 1:
-        schema: dict[str, Any] = _strip_titles(models[0].model_json_schema(mode="serialization"))
-        return schema
+    """The REST answer's compact schema; several models: any one of them (still an object)."""
     union: Any = models[0]
     for model in models[1:]:
         union = union | model
-    combined: dict[str, Any] = _strip_titles(TypeAdapter(union).json_schema(mode="serialization"))
-    return {"type": "object", **combined}
+    full: dict[str, Any] = TypeAdapter(union).json_schema(mode="serialization")
+    shaped = _shape(full, full.get("$defs", {}))
+    return {"type": "object", **shaped}

@@ -1,4 +1,4 @@
-"""The twelve tools: each a thin wrapper over the service call its REST twin makes.
+"""The thirteen tools: each a thin wrapper over the service call its REST twin makes.
 
 | tool                   | REST twin                    | service call                  |
 |------------------------|------------------------------|-------------------------------|
@@ -14,14 +14,22 @@
 | watch_permit           | POST /permits/{n}/watch      | watch.service.enroll          |
 | unwatch_permit         | DELETE /permits/{n}/watch    | watch.service.unwatch         |
 | list_watches           | GET /permits/watches         | watch.service.list_watches    |
+| get_operation          | GET /operations/{id}         | operation.service             |
 
 A handler returns the REST answer's body (`structuredContent`) or raises the REST twin's
 ApiError (an `isError` result, see `results`). Entitlements, limits, metering and settlement are
 the services'; nothing here decides them.
+
+A status lookup that becomes an operation (a slow portal on a cache miss, a forced refresh) is
+waited for within the call, up to OPERATION_WAIT_SECONDS, with a progress notification per poll
+when the caller sent a progress token; a finished lookup answers its status record. Past the
+bound (or with respond_async) the answer is the operation, which get_operation polls.
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -36,6 +44,7 @@ from permitapi.account.service import Principal
 from permitapi.context import AppContext
 from permitapi.discovery import service as discovery
 from permitapi.discovery.schemas import SearchResponse
+from permitapi.errors import NotFound
 from permitapi.jurisdiction import service as jurisdictions
 from permitapi.jurisdiction.schemas import JurisdictionList
 from permitapi.mcp import render
@@ -44,6 +53,7 @@ from permitapi.mcp.schemas import (
     BatchInput,
     NoInput,
     OperationAccepted,
+    OperationIdInput,
     PermitIdInput,
     PermitRef,
     SearchInput,
@@ -53,7 +63,9 @@ from permitapi.mcp.schemas import (
     input_schema,
     output_schema,
 )
-from permitapi.permit import details, dispatch, lookup
+from permitapi.operation import service as operations
+from permitapi.operation.schemas import OperationOut
+from permitapi.permit import details, dispatch, identity, lookup
 from permitapi.permit.lookup import StatusQuery
 from permitapi.permit.metering import MeterTracker
 from permitapi.permit.resolution import resolve_permit
@@ -72,12 +84,18 @@ from permitapi.web.deps import record_meter
 
 # REST answers a 202 with `Retry-After: 2` (permit/endpoints.py): the same pause here.
 POLL_AFTER_SECONDS = 2
+# How long get_permit_status waits for an operation it started before answering it instead;
+# well under the usual MCP client request timeout (60 s).
+OPERATION_WAIT_SECONDS = 20.0
+OPERATION_CHECK_SECONDS = 0.5
+FINISHED = ("succeeded", "failed")
 
-KEYLESS_NOTE = (
-    "Without an API key it answers from the demo dataset (the sandbox's curated permits; a "
-    "daily cap per client address)."
-)
+KEYLESS_NOTE = "No key: demo dataset only (daily cap)."
+LIVE_KEY = "Live API key needed."
 WATCH_CAPS = ", ".join(f"{name.value} {plan.active_watches}" for name, plan in PLANS.items())
+
+
+Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 
 
 @dataclass
@@ -89,6 +107,7 @@ class ToolCall:
     request: Request
     caller: Caller
     meter: MeterTracker = field(default_factory=MeterTracker)
+    progress: Progress | None = None
 
     @property
     def principal(self) -> Principal:
@@ -111,14 +130,23 @@ class Tool:
     handler: Handler
     render: render.Renderer
     meter: Meter = Meter.LOOKUP
-    jurisdiction_enum: bool = True
+    slug_pattern: bool = True
 
-    def input_schema(self, directory: Directory) -> dict[str, Any]:
-        slugs = [j.slug for j in directory] if self.jurisdiction_enum else None
-        return input_schema(self.input_model, jurisdictions=slugs)
+    def input_schema(self) -> dict[str, Any]:
+        return input_schema(self.input_model, slug_pattern=self.slug_pattern)
 
     def output_schema(self) -> dict[str, Any]:
         return output_schema(*self.outputs)
+
+
+def check_values(directory: Directory, args: ToolInput) -> None:
+    """The number and slug rules of REST's identity resolution, applied before any entitlement
+    (a sandbox refusal, force_refresh's plan check) or limit: a mistyped slug is
+    invalid_jurisdiction with did_you_mean whoever calls."""
+    if isinstance(args, PermitRef):
+        identity.check_number(args.permit_number, location="arguments")
+        if args.jurisdiction is not None:
+            identity.explicit_jurisdiction(directory, args.jurisdiction)
 
 
 def _json(model: BaseModel, *, exclude_none: bool = False) -> dict[str, Any]:
@@ -129,14 +157,37 @@ def _json(model: BaseModel, *, exclude_none: bool = False) -> dict[str, Any]:
 # -- handlers ----------------------------------------------------------------------------------
 
 
-def _poll_hint(call: ToolCall, poll_url: str) -> str:
-    base = str(call.request.base_url).rstrip("/")
+def _poll_hint(operation_id: str) -> str:
     return (
-        "The portal is read in the background. Poll GET "
-        f"{base}{poll_url} with the same API key (free, not burst-limited) until status is "
-        "succeeded or failed; a succeeded operation's result is the status record. Once it "
-        "has succeeded, get_permit_status answers from the cache."
+        f"The portal is still being read. Call get_operation with operation_id={operation_id} "
+        f"(free) after {POLL_AFTER_SECONDS} seconds until status is succeeded or failed; a "
+        "succeeded operation's result is the status record. Once it has succeeded, "
+        "get_permit_status answers from the cache."
     )
+
+
+async def _operation(call: ToolCall, operation_id: str) -> dict[str, Any]:
+    async with call.ctx.sessionmaker() as session:
+        return await operations.get_for_owner(session, call.principal.api_key_id, operation_id)
+
+
+async def _wait_for(call: ToolCall, accepted: dict[str, Any]) -> dict[str, Any]:
+    """The operation once finished, or as it stands after OPERATION_WAIT_SECONDS."""
+    started = time.monotonic()
+    current = accepted
+    step = 0
+    while current["status"] not in FINISHED:
+        waited = time.monotonic() - started
+        if waited >= OPERATION_WAIT_SECONDS:
+            break
+        if call.progress is not None:
+            step += 1
+            await call.progress(
+                float(step), None, f"Reading the portal: {current['status']} after {waited:.0f} s"
+            )
+        await asyncio.sleep(OPERATION_CHECK_SECONDS)
+        current = await _operation(call, current["operation_id"])
+    return current
 
 
 async def _permit_status(call: ToolCall, args: StatusInput) -> dict[str, Any]:
@@ -151,13 +202,30 @@ async def _permit_status(call: ToolCall, args: StatusInput) -> dict[str, Any]:
     if item.kind == "record":
         return item.body
     if item.kind == "operation":
+        current = item.body
+        if not (args.respond_async and args.force_refresh):
+            current = await _wait_for(call, current)
+        result = current.get("result")
+        if current["status"] == "succeeded" and isinstance(result, dict):
+            if "code" not in result:
+                return result  # the status record
+            raise NotFound(  # the portal confirmed there is no such permit
+                str(result.get("detail", "")),
+                code=str(result["code"]),
+                extra={"jurisdiction": result.get("jurisdiction")},
+            )
         return {
-            **item.body,
+            **current,
             "retry_after_seconds": POLL_AFTER_SECONDS,
-            "poll_hint": _poll_hint(call, item.body["poll_url"]),
+            "poll_hint": _poll_hint(current["operation_id"]),
         }
     assert item.error is not None
     raise item.error
+
+
+async def _get_operation(call: ToolCall, args: OperationIdInput) -> dict[str, Any]:
+    body = await _operation(call, str(uuid.UUID(args.operation_id)))
+    return _json(OperationOut.model_validate(body))
 
 
 async def _batch(call: ToolCall, args: BatchInput) -> dict[str, Any]:
@@ -241,15 +309,11 @@ TOOLS: tuple[Tool, ...] = (
         name="get_permit_status",
         title="Permit status",
         description=(
-            "Current status of one building permit by its number: status text and phase, type, "
-            "address, work description and data freshness. The jurisdiction is detected from "
-            "the number's format; pass `jurisdiction` for shared formats (an ambiguous number "
-            "answers multiple_jurisdictions with ranked candidates). Use it first for any "
-            "permit question; the detail tools need it to have run once. Answers come from a "
-            "4-hour cache or a live portal read; a slow portal (Accela, aca:*) on a cache miss "
-            "answers an operation to poll instead. Cost: 1 lookup credit (kept for 'not "
-            "found' answers, given back when the portal is down); force_refresh: 10 credits, "
-            "paid plans. " + KEYLESS_NOTE
+            "Status of one permit by number. Call it first: the detail tools read what it "
+            "stored. An ambiguous number fails multiple_jurisdictions with candidates: call "
+            "again with `jurisdiction`. A slow portal (aca:*) is waited for up to "
+            f"{OPERATION_WAIT_SECONDS:g} s, then answered as an operation for get_operation. "
+            "Cost: 1 credit (refunded if the portal is down); force_refresh 10. " + KEYLESS_NOTE
         ),
         input_model=StatusInput,
         outputs=(PermitStatus, OperationAccepted),
@@ -262,13 +326,10 @@ TOOLS: tuple[Tool, ...] = (
         name="batch_permit_status",
         title="Status of several permits",
         description=(
-            f"Status of up to {BATCH_MAX_PERMITS} permits in one call. Single misses do not "
-            "fail the batch: each number lands in `results`, `errors` (with the error code, "
-            "whether it is retryable and a jurisdiction hint) or `operations` (slow portals, "
-            "poll later). Numbers are auto-detected; shared formats need a prior "
-            "get_permit_status with the jurisdiction. Cost: 1 lookup credit per submitted "
-            "number, given back for invalid numbers and portal failures; the whole batch is "
-            "refused when the month cannot cover it. " + KEYLESS_NOTE
+            f"Status of up to {BATCH_MAX_PERMITS} auto-detected permit numbers: each lands in "
+            "`results`, `errors` (code, retryable, jurisdiction hint) or `operations` (poll "
+            "with get_operation). Cost: 1 credit per number, refunded for invalid ones. "
+            + KEYLESS_NOTE
         ),
         input_model=BatchInput,
         outputs=(BatchResponse,),
@@ -281,9 +342,8 @@ TOOLS: tuple[Tool, ...] = (
         name="list_jurisdictions",
         title="Supported jurisdictions",
         description=(
-            "Every supported city and county: slug (the `jurisdiction` value other tools "
-            "take), display name, platform, state and how many active permits the service "
-            "has observed. Use it to find a slug. Costs no credit; no API key needed."
+            "Every supported city and county: slug (the `jurisdiction` argument), name, "
+            "platform, state. Free; no key needed."
         ),
         input_model=NoInput,
         outputs=(JurisdictionList,),
@@ -296,16 +356,12 @@ TOOLS: tuple[Tool, ...] = (
         name="search_permits",
         title="Discover permits",
         description=(
-            "Find permits without a number, by live query of the City of Los Angeles (ladbs) "
-            "and unincorporated Los Angeles County (epicla), merged newest issue date first. "
-            "Filters: parcel, zip, lat/lon/radius_mi, permit_type, issue dates, valuation, "
-            "status; a scope alone (city, county or jurisdiction) is a filter too. Hits are "
-            "thin (number, jurisdiction, address, type, status, valuation, dates): use "
-            "get_permit_status for the full record. Page with `cursor`. Cost: 1 discovery "
-            "search per call (page) on the discovery meter "
-            f"({FREE_DISCOVERY_ALLOWANCE} a month without the Permit Discovery add-on); "
-            "unverifiable empty results (source_inconclusive, "
-            "source_lagging) cost nothing and say when to retry. Needs a live API key."
+            "Find permits without a number in the City (ladbs) or County (epicla) of Los "
+            "Angeles: by parcel, zip, lat/lon/radius_mi, type, issue dates, valuation, status "
+            "or scope alone; newest first, paged with `cursor`. Thin hits: get_permit_status "
+            "has the full record. Cost: 1 discovery search per page "
+            f"({FREE_DISCOVERY_ALLOWANCE} a month without the add-on); inconclusive results are "
+            "free and say when to retry. " + LIVE_KEY
         ),
         input_model=SearchInput,
         outputs=(SearchResponse,),
@@ -314,16 +370,14 @@ TOOLS: tuple[Tool, ...] = (
         handler=_search,
         render=render.search,
         meter=Meter.DISCOVERY,
-        jurisdiction_enum=False,
+        slug_pattern=False,
     ),
     Tool(
         name="resolve_permit",
         title="Canonical permit id",
         description=(
-            "Resolve a permit number (plus jurisdiction for shared formats) to its stable "
-            "canonical permit_id (a UUID that does not depend on how the number is "
-            "formatted), and say whether a stored representation exists for "
-            "get_canonical_permit. No portal read; costs no credit. " + KEYLESS_NOTE
+            "A permit number's stable canonical permit_id (for get_canonical_permit) and "
+            "whether a stored copy exists. No portal read. Free. " + KEYLESS_NOTE
         ),
         input_model=PermitRef,
         outputs=(Resolution,),
@@ -336,11 +390,9 @@ TOOLS: tuple[Tool, ...] = (
         name="get_canonical_permit",
         title="Canonical permit resource",
         description=(
-            "The canonical permit resource by permit_id: status, type, address, work, "
-            "valuation and dates, each value with its provenance (source system, when "
-            "observed, availability). Reads the latest stored representation (run "
-            "get_permit_status once first; never reads the portal). Cost: 1 lookup credit, "
-            "given back when nothing is stored. Needs a live API key."
+            "The canonical permit by permit_id: each value with its provenance (source, when "
+            "observed). Reads the stored copy: run get_permit_status first. Cost: 1 credit, "
+            "refunded when nothing is stored. " + LIVE_KEY
         ),
         input_model=PermitIdInput,
         outputs=(PermitResource,),
@@ -353,10 +405,8 @@ TOOLS: tuple[Tool, ...] = (
         name="get_permit_inspections",
         title="Permit inspections",
         description=(
-            "Completed inspections (type, date, result, inspector), scheduled ones and the "
-            "pass rate, from the latest stored representation (run get_permit_status once "
-            "first; never reads the portal). Cost: 1 lookup credit (kept on ambiguous "
-            "answers, given back when nothing is stored). Needs a live API key."
+            "Completed and scheduled inspections and the pass rate, from the stored copy (run "
+            "get_permit_status first). Cost: 1 credit, refunded when nothing is stored. " + LIVE_KEY
         ),
         input_model=PermitRef,
         outputs=(InspectionsResponse,),
@@ -369,11 +419,9 @@ TOOLS: tuple[Tool, ...] = (
         name="get_permit_conditions",
         title="Permit conditions",
         description=(
-            "Conditions and holds (outstanding and met, by group) from the latest stored "
-            "representation (run get_permit_status once first). Detail varies by "
-            "jurisdiction; observed=false means the source published none, not that there "
-            "are none. Cost: 1 lookup credit (given back when nothing is stored). Needs a "
-            "live API key."
+            "Conditions and holds (outstanding, met) from the stored copy (run "
+            "get_permit_status first); observed=false: the source publishes none. Cost: 1 "
+            "credit, refunded when nothing is stored. " + LIVE_KEY
         ),
         input_model=PermitRef,
         outputs=(ConditionsResponse,),
@@ -386,10 +434,8 @@ TOOLS: tuple[Tool, ...] = (
         name="get_permit_history",
         title="Permit history",
         description=(
-            "Status timeline (status, when, discipline, corrections, actor and comment when "
-            "published) and workflow activities, from the latest stored representation (run "
-            "get_permit_status once first). Cost: 1 lookup credit (given back when nothing is "
-            "stored). Needs a live API key."
+            "Status timeline and workflow activities from the stored copy (run "
+            "get_permit_status first). Cost: 1 credit, refunded when nothing is stored. " + LIVE_KEY
         ),
         input_model=PermitRef,
         outputs=(HistoryResponse,),
@@ -402,13 +448,9 @@ TOOLS: tuple[Tool, ...] = (
         name="watch_permit",
         title="Watch a permit",
         description=(
-            "Start monitoring a permit: its changes (status_change, permit_approved, "
-            "permit_denied, corrections_required, inspection_complete) reach this key's "
-            "events feed and webhooks; checked daily. Idempotent: watching a watched permit "
-            "changes nothing (newly_watched=false). The number is resolved like "
-            "get_permit_status (a permit never looked up is read from its portal once). "
-            f"Costs no credit; the plan caps active watches ({WATCH_CAPS}: "
-            "watch_limit_reached). Needs a live API key (not sandbox)."
+            "Monitor a permit daily: its changes reach this key's events feed and webhooks. "
+            "Idempotent (newly_watched=false when already watched). Free; active watches are "
+            f"capped per plan ({WATCH_CAPS}). Live, non-sandbox key needed."
         ),
         input_model=PermitRef,
         outputs=(WatchAnswer,),
@@ -426,8 +468,8 @@ TOOLS: tuple[Tool, ...] = (
         name="unwatch_permit",
         title="Stop watching a permit",
         description=(
-            "Stop monitoring a permit this key watches (watch_not_found when it does not); "
-            "frees a watch slot. Costs no credit. Needs a live API key."
+            "Stop monitoring a permit this key watches (watch_not_found otherwise); frees a "
+            "slot. Free. " + LIVE_KEY
         ),
         input_model=PermitRef,
         outputs=(WatchRemoved,),
@@ -445,8 +487,7 @@ TOOLS: tuple[Tool, ...] = (
         name="list_watches",
         title="Active watches",
         description=(
-            "The permits this key watches (status, since when, last event) with the plan's "
-            "cap and the slots remaining. Costs no credit. Needs a live API key."
+            "The permits this key watches, the plan's cap and the slots left. Free. " + LIVE_KEY
         ),
         input_model=NoInput,
         outputs=(WatchList,),
@@ -454,6 +495,22 @@ TOOLS: tuple[Tool, ...] = (
         annotations=_READ,
         handler=_list_watches,
         render=render.watches,
+    ),
+    Tool(
+        name="get_operation",
+        title="Poll a permit lookup",
+        description=(
+            "A lookup handed back as an operation: pending, running, succeeded (result: the "
+            "status record) or failed (error, retryable). Call every few seconds until "
+            "finished. Free; only the key that started it sees it."
+        ),
+        input_model=OperationIdInput,
+        outputs=(OperationOut,),
+        access=Access.UNTHROTTLED,
+        annotations=_READ,
+        handler=_get_operation,
+        render=render.operation,
+        slug_pattern=False,
     ),
 )
 

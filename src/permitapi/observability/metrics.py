@@ -50,6 +50,13 @@ QUERY_DEFECTS: Final = Counter(
     ("source",),
     registry=REGISTRY,
 )
+MCP_TOOL_CALLS: Final = Counter(
+    "permitapi_mcp_tool_calls",
+    "MCP tools/call requests, by tool and outcome (ok, or the error result's problem code; "
+    "tool 'unknown' for names tools/list does not have).",
+    ("tool", "outcome"),
+    registry=REGISTRY,
+)
 REFUSALS: Final = Counter(
     "permitapi_refusals",
     "Requests refused by a meter or a window (429), by problem code.",

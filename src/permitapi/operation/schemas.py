@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from permitapi.kit.schema_types import Timestamp
+
 
 class OperationError(BaseModel):
     code: str = Field(description="jurisdiction_unavailable, source_changed, ...")
@@ -18,9 +20,9 @@ class OperationOut(BaseModel):
     operation_type: Literal["permit_refresh"]
     status: Literal["pending", "running", "succeeded", "failed"]
     poll_url: str
-    created_at: str
-    started_at: str | None
-    completed_at: str | None
+    created_at: Timestamp
+    started_at: Timestamp | None
+    completed_at: Timestamp | None
     result: dict[str, Any] | None = Field(
         description="When succeeded: the permit status record, or for a portal-confirmed "
         "missing permit the permit_not_found problem body (status 404)"

@@ -9,6 +9,7 @@ candidates, each carrying the permit_id it would produce) or unsupported (404).
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -70,13 +71,32 @@ def check_number(raw: str, *, location: str = "path") -> str:
     return number
 
 
+def closest_slugs(directory: Directory, slug: str, limit: int = 3) -> list[str]:
+    """The slugs an unknown one most likely meant, closest first: matched against each slug,
+    its part after the platform prefix (`sandiego` for `aca:sandiego`) and its display name."""
+    keys: dict[str, str] = {}
+    for item in directory:
+        for key in (item.slug, item.slug.partition(":")[2], item.display_name):
+            folded = "".join(key.lower().split())
+            if folded:
+                keys.setdefault(folded, item.slug)
+    wanted = "".join(slug.lower().split())
+    found: list[str] = []
+    for key in difflib.get_close_matches(wanted, list(keys), n=limit * 3, cutoff=0.6):
+        if keys[key] not in found:
+            found.append(keys[key])
+    return found[:limit]
+
+
 def explicit_jurisdiction(directory: Directory, slug: str) -> Jurisdiction:
     jurisdiction = directory.get(slug)
     if jurisdiction is None:
+        suggested = closest_slugs(directory, slug)
+        guess = f" Did you mean {', '.join(repr(s) for s in suggested)}?" if suggested else ""
         raise BadRequest(
-            f"Unknown jurisdiction '{slug}'. GET /api/v1/jurisdictions lists the slugs.",
+            f"Unknown jurisdiction '{slug}'.{guess} GET /api/v1/jurisdictions lists the slugs.",
             code="invalid_jurisdiction",
-            extra={"parameter": "jurisdiction"},
+            extra={"parameter": "jurisdiction", "did_you_mean": suggested},
         )
     return jurisdiction
 

@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_serializer
 
+from permitapi.kit.schema_types import Moment, Timestamp
 from permitapi.permit.schemas import DataFreshness
 
 Availability = Literal["available", "not_observed"]
@@ -42,7 +43,7 @@ class Resolution(BaseModel):
 
 class Provenance(BaseModel):
     source_system: str = Field(description="Portal family the value was read from")
-    observed_at: str = Field(description="When the representation holding it was fetched")
+    observed_at: Timestamp = Field(description="When the representation holding it was fetched")
     normalization_version: str | None
     confidence: Literal["normalized", "unmapped"] | None = Field(
         description="normalized: parsed (and for status mapped) by our rules; unmapped: a raw "
@@ -91,7 +92,9 @@ class PermitResource(BaseModel):
     permit_number: str
     jurisdiction: str
     jurisdiction_display: str
-    observed_at: str = Field(description="When the latest successful representation was fetched")
+    observed_at: Timestamp = Field(
+        description="When the latest successful representation was fetched"
+    )
     status: StatusValue
     permit_type: Observed
     address: Observed
@@ -121,7 +124,7 @@ class InspectionsResponse(BaseModel):
     permit_number: str
     jurisdiction: str
     observed: bool = Field(description="false: the representation had no inspection detail")
-    observed_at: str
+    observed_at: Timestamp
     inspections: list[InspectionItem]
     pending: list[PendingInspectionItem]
     pass_rate: float | None = Field(
@@ -158,7 +161,7 @@ class ConditionsResponse(BaseModel):
         description="false: the stored representation had no condition detail; it does not "
         "prove there are none"
     )
-    observed_at: str
+    observed_at: Timestamp
     summary: ConditionsSummary
     groups: list[ConditionGroup]
     items: list[ConditionItem]
@@ -169,7 +172,7 @@ class ConditionsResponse(BaseModel):
 
 class TimelineEntry(BaseModel):
     status: str
-    changed_at: str | None = Field(description="Timestamp, or YYYY-MM-DD when date-only")
+    changed_at: Moment | None = Field(description="Timestamp, or YYYY-MM-DD when date-only")
     is_correction: bool
     discipline: str | None = Field(default=None, description="Absent when not published")
     actor: str | None = Field(default=None, description="Absent when not published")
@@ -187,7 +190,7 @@ class TimelineEntry(BaseModel):
 class WorkflowItem(BaseModel):
     name: str
     status: str
-    completed_at: str | None
+    completed_at: Moment | None
 
 
 class HistoryResponse(BaseModel):
@@ -199,7 +202,7 @@ class HistoryResponse(BaseModel):
         description="When observed is false because the portal could not give the history on "
         "the latest fetch (e.g. its processing-status request failed): why. Null otherwise",
     )
-    observed_at: str
+    observed_at: Timestamp
     timeline: list[TimelineEntry] = Field(description="In the order the portal publishes it")
     workflow: list[WorkflowItem]
     data_freshness: DataFreshness = Field(

@@ -4,8 +4,10 @@ deterministic demo dataset, `permitapi/demo/dataset.json` (listed in the README)
 No portal fetch, no metering, no database reads. Any other number behaves as it would live,
 without a fetch: a number no jurisdiction uses is 404 `jurisdiction_not_supported`, an ambiguous
 one (e.g. `BLD24-00123`) is 300 `multiple_jurisdictions`, and a well-formed unknown one (e.g.
-`21030-20000-99999`) is 404 `permit_not_found`. Demo answers are `source: cached`, synced at
-the start of the current hour.
+`21030-20000-99999`) is 404 `permit_not_found` worded as what it is: not in the demo (keyless)
+or sandbox dataset, which says nothing about the portal; it names `dataset`, numbers to try
+(`try_numbers`) and how to get a live answer. Demo answers are `source: cached`, synced at the
+start of the current hour.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from typing import Any
 
 from permitapi.account.service import Principal
 from permitapi.context import AppContext
+from permitapi.demo.access import DEMO_PRINCIPAL
 from permitapi.demo.dataset import DemoPermit, demo_permits
-from permitapi.errors import ApiError, BadRequest
+from permitapi.errors import ApiError, BadRequest, NotFound
 from permitapi.permit import presenter
 from permitapi.permit.batch import check_batch_size, shape
 from permitapi.permit.identity import (
@@ -30,13 +33,40 @@ from permitapi.permit.lookup import (
     Target,
     check_force_refresh,
     choose,
-    permit_not_found,
 )
 from permitapi.permit.repository import CachedPermit
 from permitapi.sources.detect import detect, normalize_number, permit_id
 
 DEMO_PERMITS = demo_permits()
 _BY_NUMBER = {d.permit_number: d for d in DEMO_PERMITS}
+TRY_NUMBERS = 3
+
+
+def not_in_dataset(principal: Principal, target: Target) -> NotFound:
+    """404 permit_not_found for a number outside the curated dataset: the portal was not read,
+    so the answer must not read as "this permit does not exist"."""
+    keyless = principal.api_key_id == DEMO_PRINCIPAL.api_key_id
+    dataset = "demo" if keyless else "sandbox"
+    same = [d.permit_number for d in DEMO_PERMITS if d.jurisdiction == target.jurisdiction.slug]
+    others = [d.permit_number for d in DEMO_PERMITS if d.permit_number not in same]
+    numbers = (same + others)[:TRY_NUMBERS]
+    how = (
+        "send an API key (a live key, sk_live_..., reads the portal)"
+        if keyless
+        else "use a live key (sk_live_...) of the same account to read the portal"
+    )
+    return NotFound(
+        f"Permit {target.number} is not in the {dataset} dataset: "
+        f"{'keyless calls' if keyless else 'sandbox keys'} answer from curated demo permits "
+        f"only and did not read {target.jurisdiction.display_name}'s portal, so the permit may "
+        f"well exist. Try {', '.join(numbers)}, or {how}.",
+        code="permit_not_found",
+        extra={
+            "jurisdiction": target.jurisdiction.slug,
+            "dataset": dataset,
+            "try_numbers": numbers,
+        },
+    )
 
 
 def _row(ctx: AppContext, demo: DemoPermit) -> CachedPermit:
@@ -64,7 +94,7 @@ def _item(ctx: AppContext, principal: Principal, query: StatusQuery) -> ItemOutc
         demo = _BY_NUMBER.get(normalize_number(jurisdiction, query.permit_number))
         if demo is None or demo.jurisdiction != jurisdiction.slug:
             target = Target(jurisdiction, normalize_number(jurisdiction, query.permit_number))
-            return ItemOutcome("error", error=permit_not_found(target))
+            return ItemOutcome("error", error=not_in_dataset(principal, target))
     else:
         demo = _BY_NUMBER.get(generic)
     if demo is None:
@@ -73,7 +103,7 @@ def _item(ctx: AppContext, principal: Principal, query: StatusQuery) -> ItemOutc
         detected = ctx.directory.get(chosen.slug) if chosen is not None else None
         error: ApiError
         if chosen is not None and detected is not None:
-            error = permit_not_found(Target(detected, chosen.normalized_number))
+            error = not_in_dataset(principal, Target(detected, chosen.normalized_number))
         elif any(c.confidence != "none" for c in candidates):
             error = multiple_jurisdictions(query.permit_number, candidates, example_tail="status")
         else:

@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from permitapi.kit.schema_types import Timestamp
 from permitapi.operation.schemas import OperationOut
 from permitapi.web.openapi import Problem
 
@@ -15,15 +16,15 @@ class DataFreshness(BaseModel):
     age_seconds: int = Field(description="Seconds since the data was fetched from the portal")
     cached: bool = Field(description="False only when this request fetched the portal live")
     refresh_available: bool = Field(description="force_refresh allowed: true on paid plans")
-    fetched_at: str
-    last_successful_fetch_at: str
-    last_attempted_fetch_at: str
+    fetched_at: Timestamp
+    last_successful_fetch_at: Timestamp
+    last_attempted_fetch_at: Timestamp
     is_stale: bool = Field(description="True when a portal failure forced a last-known answer")
     stale_reason: str | None = Field(
         description="source_timeout, source_unavailable, source_maintenance, source_throttled, "
         "source_blocked, source_changed or source_error; null unless is_stale"
     )
-    next_refresh_at: str = Field(
+    next_refresh_at: Timestamp = Field(
         description="When an ordinary lookup will next fetch the portal (cache expiry, or the "
         "end of the failure backoff for stale answers)"
     )
@@ -41,7 +42,7 @@ class PermitStatus(BaseModel):
     address: str | None
     work_description: str | None
     source: Literal["cached", "live_scrape", "stale_cache"]
-    last_synced_at: str
+    last_synced_at: Timestamp
     data_freshness: DataFreshness
 
 
@@ -99,7 +100,7 @@ class BatchResult(BaseModel):
     status: str
     status_phase: str
     source: str
-    last_synced_at: str
+    last_synced_at: Timestamp
     data_freshness: DataFreshness
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Response
 
 from permitapi.account.plans import Meter
 from permitapi.idempotency.route import idempotent_post
@@ -46,7 +46,7 @@ _RULES = (
     responses=problem_responses(400, 401, 403),
 )
 async def create_saved_search(
-    body: SavedSearchCreate, principal: AuthenticatedFree, ctx: Ctx
+    body: SavedSearchCreate, principal: AuthenticatedFree, ctx: Ctx, response: Response
 ) -> SavedSearchOut:
     name, _ = service.checked_definition(principal, body.name, body.criteria)
     assert name is not None
@@ -54,7 +54,9 @@ async def create_saved_search(
         created = await service.create(
             session, principal, name=name, criteria=body.criteria, now=ctx.clock.now()
         )
-    return SavedSearchOut.model_validate(created)
+    answer = SavedSearchOut.model_validate(created)
+    response.headers["Location"] = f"/api/v1/saved-searches/{answer.saved_search_id}"
+    return answer
 
 
 @router.get(

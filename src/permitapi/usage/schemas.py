@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from permitapi.kit.schema_types import Timestamp
+
 
 class MeterUsage(BaseModel):
     used: int = Field(description="Units used this month; above `limit` they are overage units.")
@@ -18,7 +20,7 @@ class UsageResponse(BaseModel):
     plan: str
     is_sandbox: bool
     period_start: str
-    resets_at: str
+    resets_at: Timestamp
     overage_enabled: bool
     lookup: MeterUsage
     discovery: MeterUsage

@@ -7,6 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response
 
+from permitapi.permit.identity import permit_path
 from permitapi.watch import service
 from permitapi.watch.schemas import WatchEnrolled, WatchList, WatchRemoved
 from permitapi.web.deps import AuthenticatedFree, Ctx
@@ -55,9 +56,14 @@ async def watch_permit(
     jurisdiction: Jurisdiction = None,
 ) -> WatchEnrolled:
     enrolled = await service.enroll(ctx, principal, permit_number, jurisdiction)
+    answer = WatchEnrolled.model_validate(enrolled.body)
     if not enrolled.created:
         response.status_code = 200
-    return WatchEnrolled.model_validate(enrolled.body)
+    else:  # the watch itself: DELETE there ends it
+        response.headers["Location"] = permit_path(
+            answer.permit_number, "watch", answer.jurisdiction
+        )
+    return answer
 
 
 @router.delete(

@@ -34,7 +34,7 @@ from pydantic import BaseModel, Field
 
 from permitapi import errors
 from permitapi.errors import PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE
-from permitapi.web import api_catalog
+from permitapi.web import api_catalog, openapi_completion
 
 _DESCRIPTIONS = {
     300: "Ambiguous: several jurisdictions match",
@@ -325,6 +325,7 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
             if PROBLEM_CONTENT_TYPE in content and not content[PROBLEM_CONTENT_TYPE]:
                 responses[status] = _problem_ref(int(status))
     _describe_for_clients(app, schema)
+    openapi_completion.complete(schema)
     app.openapi_schema = schema
     return schema
 

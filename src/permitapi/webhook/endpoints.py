@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Path, Query
+from fastapi import APIRouter, Body, Path, Query, Response
 
 from permitapi.idempotency.route import idempotent_post
 from permitapi.web.deps import Authenticated, AuthenticatedFree, Ctx
@@ -48,7 +48,7 @@ DeliveryId = Annotated[str, Path(max_length=64, description="A delivery id")]
     responses=problem_responses(400, 401, 403),
 )
 async def register_webhook(
-    body: WebhookCreate, principal: AuthenticatedFree, ctx: Ctx
+    body: WebhookCreate, principal: AuthenticatedFree, ctx: Ctx, response: Response
 ) -> WebhookCreated:
     events, jurisdiction_filter = service.checked_subscription(
         principal, ctx.directory, body.events, body.jurisdiction_filter
@@ -66,7 +66,9 @@ async def register_webhook(
             jurisdiction_filter=jurisdiction_filter,
             now=ctx.clock.now(),
         )
-    return WebhookCreated.model_validate(created)
+    answer = WebhookCreated.model_validate(created)
+    response.headers["Location"] = f"/api/v1/webhooks/{answer.webhook_id}"
+    return answer
 
 
 @router.get(
@@ -157,12 +159,18 @@ async def list_deliveries(
     responses=problem_responses(401, 403, 404, 409),
 )
 async def replay_delivery(
-    webhook_id: WebhookId, delivery_id: DeliveryId, principal: AuthenticatedFree, ctx: Ctx
+    webhook_id: WebhookId,
+    delivery_id: DeliveryId,
+    principal: AuthenticatedFree,
+    ctx: Ctx,
+    response: Response,
 ) -> ReplayAccepted:
     async with ctx.transaction() as session:
         accepted = await service.replay(
             session, principal, webhook_id, delivery_id, ctx.clock.now()
         )
+    # Where the new delivery is listed with its outcome.
+    response.headers["Location"] = f"/api/v1/webhooks/{webhook_id}/deliveries"
     return ReplayAccepted.model_validate(accepted)
 
 
