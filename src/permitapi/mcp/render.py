@@ -163,6 +163,8 @@ def canonical(body: dict[str, Any]) -> str:
 def _not_observed(body: dict[str, Any], what: str) -> str | None:
     if body.get("observed"):
         return None
+    if reason := body.get("unavailable_reason"):
+        return f"The portal could not give the {what} on the latest fetch: {reason}."
     return f"The stored representation has no {what} detail (not proof there is none)."
 
 
