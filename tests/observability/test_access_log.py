@@ -101,6 +101,25 @@ async def key_id_of(ctx: AppContext, raw_key: str) -> str:
     return principal.api_key_id
 
 
+def test_uvicorn_lines_follow_the_root_whatever_configured_uvicorn_before() -> None:
+    uvicorn_error = logging.getLogger("uvicorn.error")
+    uvicorn_error.setLevel(logging.WARNING)  # as uvicorn.Config(log_level="warning") leaves it
+    uvicorn_error.disabled = True  # as a dictConfig with disable_existing_loggers leaves it
+    root = logging.getLogger()
+    saved = (root.handlers[:], root.level)
+    stream = io.StringIO()
+    try:
+        logs.configure("json", "INFO")
+        handler = root.handlers[0]
+        assert isinstance(handler, logging.StreamHandler)
+        handler.stream = stream
+        uvicorn_error.info("Started server process [%d]", 42)
+    finally:
+        root.handlers[:], level = saved
+        root.setLevel(level)
+    assert [e["message"] for e in entries(stream)] == ["Started server process [42]"]
+
+
 def test_uvicorn_color_message_is_never_written(captured: io.StringIO) -> None:
     coloured = "Uvicorn running on \x1b[1mhttp://127.0.0.1:8000\x1b[0m"
     logging.getLogger("uvicorn.error").info(

@@ -72,9 +72,13 @@ def configure(log_format: LogFormat, level: str = "INFO") -> None:
     root.handlers[:] = [handler]
     root.setLevel(level)
     for name in ("uvicorn", "uvicorn.error"):
+        # Whatever configured uvicorn before (a uvicorn.Config's log_level, a dictConfig that
+        # disabled existing loggers), its lines now follow the root's level and handler.
         uvicorn_logger = logging.getLogger(name)
         uvicorn_logger.handlers[:] = []
         uvicorn_logger.propagate = True
+        uvicorn_logger.disabled = False
+        uvicorn_logger.setLevel(logging.NOTSET)
     # uvicorn's access log stays off: the request metrics count every request. The opt-in
     # access log (PERMITAPI_ACCESS_LOG) is the request middleware's, with the route template
     # and the key id (permitapi.web.request_context).
