@@ -18,9 +18,7 @@ import time
 from collections.abc import Awaitable, Callable
 from datetime import date
 
-from tests.support.portal_http import in_process_http
-
-from harness import arguments
+from harness import arguments, in_process_http
 from permitapi.portalsim.app import create_sim_app
 from permitapi.sources.aca.adapter import AcaAdapter
 from permitapi.sources.browser.engine import BrowserEngine

@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 
 from tests.support import databases  # noqa: E402
+from tests.support.portal_http import in_process_http as in_process_http  # noqa: E402
 
 from permitapi.account import service as accounts  # noqa: E402
 from permitapi.account.plans import PlanName  # noqa: E402
