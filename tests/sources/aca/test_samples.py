@@ -1,13 +1,15 @@
-"""ACA parsers on the six real King County pages in tests/fixtures/aca (origins in its README)."""
+"""ACA parsers on the real pages in tests/fixtures/aca (origins in its README): six King County
+pages, a Hillsborough County (FL) record page in the tabbed layout and a Berkeley Error.aspx."""
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, time
 
 import pytest
 
 from permitapi.sources.aca.detail import parse_detail
-from permitapi.sources.aca.pages import PageKind, classify, parse_form
+from permitapi.sources.aca.inspections import InspectionItem, parse_inspections
+from permitapi.sources.aca.pages import PageKind, classify, html_tree, parse_form
 from permitapi.sources.aca.results import CapId, cap_id_from_url, parse_results
 from tests.support.samples import family_samples, samples_dir
 
@@ -18,10 +20,12 @@ NO_RESULTS = "kingco_caphome_enforce_search-no-results_trimmed.html"
 DETAIL_0938 = "kingco_capdetail_ENFR26-0938_intake-processing_parcel_trimmed.html"
 DETAIL_0931 = "kingco_capdetail_ENFR26-0931_single-result-search-redirect_trimmed.html"
 LOGIN = "kingco_login-redirect_angular-login-panel_trimmed.html"
+HCFL = "hcfl_capdetail_HC-BTR-26-0338191_tabbed-folio-inspections-loaded_browser-dom_trimmed.html"
+BERKELEY_ERROR = "berkeley_error-aspx_invalid-datetime_browser-dom_trimmed.html"
 
 
 def test_every_aca_sample_is_covered_here() -> None:
-    covered = {PAGE_1, PAGE_4, NO_RESULTS, DETAIL_0938, DETAIL_0931, LOGIN}
+    covered = {PAGE_1, PAGE_4, NO_RESULTS, DETAIL_0938, DETAIL_0931, LOGIN, HCFL, BERKELEY_ERROR}
     assert {p.name for p in family_samples("aca")} == covered
 
 
@@ -38,6 +42,8 @@ def sample(name: str) -> str:
         (DETAIL_0938, PageKind.DETAIL),
         (DETAIL_0931, PageKind.DETAIL),
         (LOGIN, PageKind.LOGIN),
+        (HCFL, PageKind.DETAIL),
+        (BERKELEY_ERROR, PageKind.ERROR),
     ],
 )
 def test_every_sample_is_classified(name: str, kind: PageKind) -> None:
@@ -140,3 +146,69 @@ def test_cap_id_parameters_in_any_order_and_case() -> None:
     url = "/X/Cap/CapDetail.aspx?capID3=001AA&agencyCode=X&CAPID1=24BLD&Module=B&capID2=00000"
     assert cap_id_from_url(url) == CapId("24BLD", "00000", "001AA")
     assert cap_id_from_url("/X/Cap/CapDetail.aspx?capID1=24BLD&capID2=00000") is None
+
+
+def test_hillsborough_tabbed_record_page() -> None:
+    """The page issue 20 describes: tabbed layout, expiry in the header, "Total Project Value"
+    in the two-column custom fields, the parcel labelled "Folio Number"."""
+    html = sample(HCFL)
+    detail = parse_detail(html)
+    assert detail is not None
+    assert detail.permit_number == "HC-BTR-26-0338191"
+    assert detail.record_type == "Residential Plumbing Trade Permit"
+    assert detail.status == "Complete"
+    assert detail.expires == date(2027, 3, 22)  # "Expiration Date: 03/22/2027"
+    assert detail.cap_id == CapId("26CAP", "00000", "02829")
+    assert detail.address == "2147 Golden Oak Ln, Valrico FL 33594"
+    assert detail.parcel == "086453.1238"  # "Folio Number:086453.1238 *"
+    assert (detail.block, detail.lot, detail.subdivision) == (None, None, "64Q")
+    assert detail.job_value == 2063  # "Total Project Value: 2063"
+    assert detail.more_details == {
+        "Permit Type New": "Backflow Preventor - new or replacement",
+        "Number of Units": "1",
+        "Storm Related": "No",
+    }
+    assert detail.description == (
+        "Remove and install new Backflow Preventers - 1 Inch Double Check Valve Backflow Preventer"
+    )
+
+
+def test_hillsborough_completed_inspection() -> None:
+    # Saved by a browser after the page's own refresh postback filled the inspection panel.
+    lists = parse_inspections(sample(HCFL))
+    assert lists is not None
+    assert lists.loaded
+    assert lists.upcoming == []  # "You have not added any inspections."
+    assert lists.completed == [
+        InspectionItem(
+            type="PLB-Final",
+            inspection_id="7958165",
+            status="Approved",
+            date=date(2026, 9, 17),
+            inspector="James May",  # "Result by: James May on 09/17/2026 at 11:16 AM"
+            time=time(11, 16),
+        )
+    ]
+    assert lists.completed_next is None  # one row, no pager
+
+
+def test_hillsborough_empty_upcoming_list_counts_as_rendered() -> None:
+    """The upcoming block's id carries the control prefix on the real page
+    (`…_InspectionList_divInspectionListUpcoming`); its "You have not added any inspections."
+    alone tells the lists came back, even with the completed block gone."""
+    tree = html_tree(sample(HCFL))
+    completed = tree.css_first("div#ctl00_PlaceHolderMain_InspectionList_completedPanel")
+    assert completed is not None
+    completed.decompose()
+    lists = parse_inspections(tree)
+    assert lists is not None
+    assert (lists.upcoming, lists.completed, lists.loaded) == ([], [], True)
+
+
+def test_berkeley_error_page_is_known_by_its_form_action() -> None:
+    # The title is the agency's ("City of Berkeley"); only the form posts to Error.aspx.
+    html = sample(BERKELEY_ERROR)
+    assert "error" not in html_tree(html).css_first("title").text().casefold()
+    assert classify(html) is PageKind.ERROR
+    assert parse_detail(html) is None
+    assert parse_results(html) is None

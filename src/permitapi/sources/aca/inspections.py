@@ -144,7 +144,10 @@ def _grid(panel: LexborNode, name: str) -> tuple[list[InspectionItem], str | Non
     """Rows of one grid, its Next > target, and whether the list was rendered at all."""
     table = panel.css_first(f'table[id$="_InspectionList_gvList{name}"]')
     if table is None:
-        block = panel.css_first(f"div#divInspectionList{name}")
+        # Suffix match: Hillsborough County's page (tests/fixtures/aca) ids the upcoming block
+        # `ctl00_PlaceHolderMain_InspectionList_divInspectionListUpcoming` but the completed
+        # one plain `divInspectionListCompleted`.
+        block = panel.css_first(f'div[id$="divInspectionList{name}"]')
         text = node_text(block).casefold() if block is not None else ""
         return [], None, any(marker in text for marker in EMPTY_TEXTS)
     items = [_row(row) for row in table.css("tr.InspectionListRow")]
