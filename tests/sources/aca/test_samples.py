@@ -1,5 +1,6 @@
 """ACA parsers on the real pages in tests/fixtures/aca (origins in its README): six King County
-pages, a Hillsborough County (FL) record page in the tabbed layout and a Berkeley Error.aspx."""
+pages, a Hillsborough County (FL) record page in the tabbed layout, and Berkeley's search form
+and Error.aspx."""
 
 from __future__ import annotations
 
@@ -9,7 +10,13 @@ import pytest
 
 from permitapi.sources.aca.detail import parse_detail
 from permitapi.sources.aca.inspections import InspectionItem, parse_inspections
-from permitapi.sources.aca.pages import PageKind, classify, html_tree, parse_form
+from permitapi.sources.aca.pages import (
+    PERMIT_NUMBER_FIELD,
+    PageKind,
+    classify,
+    html_tree,
+    parse_form,
+)
 from permitapi.sources.aca.results import CapId, cap_id_from_url, parse_results
 from tests.support.samples import family_samples, samples_dir
 
@@ -22,10 +29,12 @@ DETAIL_0931 = "kingco_capdetail_ENFR26-0931_single-result-search-redirect_trimme
 LOGIN = "kingco_login-redirect_angular-login-panel_trimmed.html"
 HCFL = "hcfl_capdetail_HC-BTR-26-0338191_tabbed-folio-inspections-loaded_browser-dom_trimmed.html"
 BERKELEY_ERROR = "berkeley_error-aspx_invalid-datetime_browser-dom_trimmed.html"
+BERKELEY_SEARCH = "berkeley_caphome_building_search-form_browser-dom_trimmed.html"
 
 
 def test_every_aca_sample_is_covered_here() -> None:
-    covered = {PAGE_1, PAGE_4, NO_RESULTS, DETAIL_0938, DETAIL_0931, LOGIN, HCFL, BERKELEY_ERROR}
+    covered = {PAGE_1, PAGE_4, NO_RESULTS, DETAIL_0938, DETAIL_0931, LOGIN}
+    covered |= {HCFL, BERKELEY_ERROR, BERKELEY_SEARCH}
     assert {p.name for p in family_samples("aca")} == covered
 
 
@@ -44,6 +53,7 @@ def sample(name: str) -> str:
         (LOGIN, PageKind.LOGIN),
         (HCFL, PageKind.DETAIL),
         (BERKELEY_ERROR, PageKind.ERROR),
+        (BERKELEY_SEARCH, PageKind.SEARCH_FORM),
     ],
 )
 def test_every_sample_is_classified(name: str, kind: PageKind) -> None:
@@ -212,3 +222,18 @@ def test_berkeley_error_page_is_known_by_its_form_action() -> None:
     assert classify(html) is PageKind.ERROR
     assert parse_detail(html) is None
     assert parse_results(html) is None
+
+
+def test_berkeley_search_form_has_the_field_the_adapter_fills() -> None:
+    html = sample(BERKELEY_SEARCH)
+    form = parse_form(html)
+    assert form is not None
+    assert form.action == "./CapHome.aspx?module=Building&TabName=Building"
+    assert form.fields["ACA_CS_FIELD"] == "0e8bac73dc884220bfcf1735fee6c3e0"
+    assert "__LASTFOCUS" in form.fields
+    field = html_tree(html).css_first(f'input[name="{PERMIT_NUMBER_FIELD}"]')
+    assert field is not None
+    assert field.attributes.get("maxlength") == "30"
+    label = html_tree(html).css_first(f'label[for="{field.attributes.get("id")}"]')
+    assert label is not None
+    assert label.text() == "Permit Number:"  # Berkeley's wording of the record-number field
