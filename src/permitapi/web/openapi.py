@@ -148,47 +148,42 @@ TAGS: list[dict[str, str]] = [
     {"name": "status", "description": "Per-jurisdiction source health (the public status page)"},
 ]
 
+
+def _header(description: str, kind: str = "string", *, required: bool = False) -> dict[str, Any]:
+    """A components/headers entry."""
+    return {
+        "description": description,
+        **({"required": True} if required else {}),
+        "schema": {"type": kind},
+    }
+
+
 _HEADERS: dict[str, dict[str, Any]] = {
-    "X-Request-ID": {
-        "description": "The request's id: the client's own X-Request-ID when valid (8-128 "
-        "letters, digits, dots, dashes, underscores), else a generated one",
-        "schema": {"type": "string"},
-    },
-    "X-RateLimit-Limit": {
-        "description": "Units included this month on the endpoint's meter (lookup credits, or "
-        "discovery searches on discovery endpoints; the demo's daily cap on keyless calls). "
-        "Absent for sandbox keys, which get X-Sandbox-Mode: true",
-        "schema": {"type": "integer"},
-    },
-    "X-RateLimit-Remaining": {
-        "description": "Units left on that meter (0 once overage accrues)",
-        "schema": {"type": "integer"},
-    },
-    "X-RateLimit-Reset": {
-        "description": "Unix time in seconds when the meter resets (the next UTC month start)",
-        "schema": {"type": "integer"},
-    },
-    "Retry-After": {
-        "description": "Seconds to wait before retrying",
-        "schema": {"type": "integer"},
-    },
-    "Location": {
-        "description": "The operation's poll URL (GET /api/v1/operations/{operation_id})",
-        "required": True,
-        "schema": {"type": "string"},
-    },
-    "Preference-Applied": {
-        "description": "`respond-async` when the request's `Prefer: respond-async` was honoured",
-        "schema": {"type": "string"},
-    },
-    "X-Demo-Mode": {
-        "description": "`true` on keyless (anonymous demo) calls",
-        "schema": {"type": "string"},
-    },
-    "X-Sandbox-Mode": {
-        "description": "`true` on sandbox-key calls",
-        "schema": {"type": "string"},
-    },
+    "X-Request-ID": _header(
+        "The request's id: the client's own X-Request-ID when valid (8-128 letters, digits, "
+        "dots, dashes, underscores), else a generated one"
+    ),
+    "X-RateLimit-Limit": _header(
+        "Units included this month on the endpoint's meter (lookup credits, or discovery "
+        "searches on discovery endpoints; the demo's daily cap on keyless calls). Absent for "
+        "sandbox keys, which get X-Sandbox-Mode: true",
+        "integer",
+    ),
+    "X-RateLimit-Remaining": _header(
+        "Units left on that meter (0 once overage accrues)", "integer"
+    ),
+    "X-RateLimit-Reset": _header(
+        "Unix time in seconds when the meter resets (the next UTC month start)", "integer"
+    ),
+    "Retry-After": _header("Seconds to wait before retrying", "integer"),
+    "Location": _header(
+        "The operation's poll URL (GET /api/v1/operations/{operation_id})", required=True
+    ),
+    "Preference-Applied": _header(
+        "`respond-async` when the request's `Prefer: respond-async` was honoured"
+    ),
+    "X-Demo-Mode": _header("`true` on keyless (anonymous demo) calls"),
+    "X-Sandbox-Mode": _header("`true` on sandbox-key calls"),
 }
 
 
