@@ -37,7 +37,7 @@ class Item(BaseModel):
 @contextlib.asynccontextmanager
 async def _limits_memory_burst(ctx: AppContext) -> AsyncIterator[None]:
     """BENCH_BURST_MEMORY=limits: burst windows on `limits`' synchronous memory storage
-    instead of `LocalWindows` (the comparison recorded in docs/decisions.md)."""
+    instead of `LocalWindows` (the comparison recorded in docs/benchmarks.md)."""
     ctx.burst = BurstLimiter(local=LimitsMemoryWindows())
     yield
 

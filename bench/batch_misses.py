@@ -38,7 +38,7 @@ from harness import (
     simulator,
 )
 from permitapi.config import Settings
-from permitapi.sources.http import SourcePolicy
+from permitapi.sources.http_policy import SourcePolicy
 from permitapi.sources.policies import build_policies
 from permitapi.sources.registry import default_directory
 

@@ -50,7 +50,7 @@ class Settings(BaseSettings):
     # When set, every jurisdiction's portal is reached at this base URL (the portal simulator);
     # when unset, adapters use each jurisdiction's real portal hosts from the directory.
     portal_base_url: str | None = None
-    # Defaults of every source's HTTP policy (permitapi.sources.http.SourcePolicy); tests set
+    # Defaults of every source's HTTP policy (permitapi.sources.http_policy.SourcePolicy); tests set
     # short timeouts here. Per-source overrides, keyed by jurisdiction slug or platform, as
     # JSON: PERMITAPI_SOURCE_POLICIES='{"aca": {"read_timeout": 45}, "ladbs": {...}}'.
     source_connect_timeout_seconds: float = Field(default=5.0, gt=0)

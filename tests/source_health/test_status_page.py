@@ -122,7 +122,7 @@ async def test_outage_is_reflected_after_one_failed_fetch_and_recovers(
 
 async def test_open_circuit_is_down(api: tuple[FastAPI, AppContext]) -> None:
     app, ctx = api
-    breaker = ctx.http._breaker("aca:sacramento")
+    breaker = ctx.http.circuits.breaker("aca:sacramento")
     for _ in range(breaker.failure_threshold):
         breaker.record_failure()
     item = await status_of(app, "aca:sacramento")

@@ -9,7 +9,8 @@ from __future__ import annotations
 import httpx
 from starlette.types import ASGIApp
 
-from permitapi.sources.http import PortalHttp, SourcePolicy
+from permitapi.sources.http import PortalHttp
+from permitapi.sources.http_policy import SourcePolicy
 
 TEST_POLICY = SourcePolicy(
     backoff_base_seconds=0.0,

@@ -15,11 +15,10 @@ from starlette.requests import Request
 from permitapi.account.plans import PLANS, PlanName
 from permitapi.account.service import Principal
 from permitapi.context import AppContext
-from permitapi.demo.client_address import client_address
-from permitapi.errors import TooManyRequests
+from permitapi.demo.address_cap import count_call
+from permitapi.usage.window_refusal import window_spent
 
 DEMO_HEADER: Final = "X-Demo-Mode"
-WINDOW_SECONDS: Final = 24 * 3600
 BUCKET: Final = "demo"
 
 # The demo acts as a free sandbox key that belongs to nobody: force_refresh is refused as for
@@ -44,8 +43,7 @@ def _set(request: Request, name: str, value: str) -> None:
 async def admit(request: Request, ctx: AppContext) -> Principal:
     """Count one demo call for the caller's address; the demo principal, or 429."""
     limit = ctx.settings.demo_calls_per_day
-    address = client_address(request, ctx.settings.trusted_proxies)
-    verdict = await ctx.burst.hit_counted(BUCKET, address, limit, WINDOW_SECONDS)
+    _, verdict = await count_call(request, ctx, BUCKET, limit)
     headers = {
         DEMO_HEADER: "true",
         "X-RateLimit-Limit": str(limit),
@@ -55,11 +53,11 @@ async def admit(request: Request, ctx: AppContext) -> Principal:
     for name, value in headers.items():
         _set(request, name, value)
     if not verdict.allowed:
-        raise TooManyRequests(
+        raise window_spent(
             f"The keyless demo allows {limit} calls per address in 24 hours. Retry after "
             f"{verdict.retry_after_seconds} seconds, or use an API key.",
-            code="demo_limit_exceeded",
-            extra={"retry_after_seconds": verdict.retry_after_seconds},
-            headers={**headers, "Retry-After": str(verdict.retry_after_seconds)},
+            "demo_limit_exceeded",
+            verdict,
+            headers,
         )
     return DEMO_PRINCIPAL

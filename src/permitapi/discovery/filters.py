@@ -25,6 +25,7 @@ from typing import Any
 from permitapi.account.plans import PARCELS_PER_SEARCH_MAX
 from permitapi.errors import BadRequest, invalid_parameter
 from permitapi.kit.plain_numbers import ascii_form, parse_plain_decimal
+from permitapi.sources.base import SearchFilters
 
 DISCOVERY_SOURCES = ("ladbs", "epicla")  # merge tiebreak order is alphabetical, see service
 CITY_NAMES = {"los angeles": "ladbs"}
@@ -61,20 +62,8 @@ _SPACES = re.compile(r"\s+")
 
 
 @dataclass(frozen=True, slots=True)
-class Filters:
+class Filters(SearchFilters):
     """The normalised filters: what the sources are asked and what a cursor is bound to."""
-
-    parcels: tuple[str, ...] = ()
-    zip: str | None = None
-    latitude: float | None = None
-    longitude: float | None = None
-    radius_mi: float | None = None
-    permit_type: str | None = None
-    date_from: date | None = None
-    date_to: date | None = None
-    value_min: float | None = None
-    value_max: float | None = None
-    status: str | None = None
 
     @property
     def has_radius(self) -> bool:

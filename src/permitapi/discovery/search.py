@@ -80,24 +80,6 @@ def source_today(jurisdiction: Jurisdiction, now: datetime) -> date:
     return now.astimezone(ZoneInfo(jurisdiction.timezone)).date()
 
 
-def criteria_for(filters: Filters, offset: int, limit: int) -> SearchCriteria:
-    return SearchCriteria(
-        parcels=filters.parcels,
-        zip=filters.zip,
-        latitude=filters.latitude,
-        longitude=filters.longitude,
-        radius_mi=filters.radius_mi,
-        permit_type=filters.permit_type,
-        date_from=filters.date_from,
-        date_to=filters.date_to,
-        value_min=filters.value_min,
-        value_max=filters.value_max,
-        status=filters.status,
-        offset=offset,
-        limit=limit,
-    )
-
-
 def _worth_retrying(read: SourceRead) -> bool:
     if read.error is not None:
         return isinstance(read.error, (RetryLater, TimeoutError))
@@ -226,7 +208,7 @@ async def run_page(
         return await _read_source(
             backend,
             jurisdictions[slug],
-            criteria_for(filters, offset, query.limit),
+            SearchCriteria.page_of(filters, offset, query.limit),
             broad=broad,
             retry_delays=delays,
             sleep=sleep,

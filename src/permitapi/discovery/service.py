@@ -22,10 +22,10 @@ from permitapi.account.service import Principal
 from permitapi.context import AppContext
 from permitapi.discovery import cursor
 from permitapi.discovery.filters import parse_search
+from permitapi.discovery.hits import hit_data
 from permitapi.discovery.search import PageOutcome, SearchBackend, run_page
 from permitapi.errors import Forbidden, ServiceUnavailable, TooManyRequests
 from permitapi.kit.clock import next_month_start
-from permitapi.sources.base import SearchHit
 from permitapi.usage import service as usage
 from permitapi.usage.service import MeterState, Reservation
 
@@ -34,19 +34,6 @@ from permitapi.usage.service import MeterState, Reservation
 class DiscoveryAnswer:
     body: dict[str, Any]
     meter: MeterState  # after settlement, for the rate-limit headers
-
-
-def _hit(hit: SearchHit) -> dict[str, Any]:
-    return {
-        "permit_number": hit.permit_number,
-        "jurisdiction": hit.jurisdiction,
-        "address": hit.address,
-        "permit_type": hit.permit_type,
-        "status": hit.status,
-        "valuation": hit.valuation,
-        "issued_date": hit.issued_date,
-        "applied_date": hit.applied_date,
-    }
 
 
 async def _reserve(ctx: AppContext, principal: Principal) -> Reservation:
@@ -154,7 +141,7 @@ async def search_permits(
         else None
     )
     body = {
-        "results": [_hit(h) for h in outcome.hits],
+        "results": [hit_data(h) for h in outcome.hits],
         "result_count": len(outcome.hits),
         "pagination": {"has_more": next_cursor is not None, "next_cursor": next_cursor},
         "partial": outcome.partial,

@@ -20,11 +20,10 @@ from typing import Final
 from starlette.requests import Request
 
 from permitapi.context import AppContext
-from permitapi.demo.client_address import client_address
-from permitapi.errors import TooManyRequests
+from permitapi.demo.address_cap import count_call
+from permitapi.usage.window_refusal import window_spent
 
 BUCKET: Final = "jurisdiction_request"
-WINDOW_SECONDS: Final = 24 * 3600
 
 
 def address_hash(address: str, secret: str) -> str:
@@ -34,14 +33,12 @@ def address_hash(address: str, secret: str) -> str:
 async def admit(request: Request, ctx: AppContext) -> str:
     """Count one keyless request for the caller's address: its address hash, or 429."""
     limit = ctx.settings.anonymous_jurisdiction_requests_per_day
-    address = client_address(request, ctx.settings.trusted_proxies)
-    verdict = await ctx.burst.hit_counted(BUCKET, address, limit, WINDOW_SECONDS)
+    address, verdict = await count_call(request, ctx, BUCKET, limit)
     if not verdict.allowed:
-        raise TooManyRequests(
+        raise window_spent(
             f"Without an API key, {limit} jurisdiction requests are accepted per address in 24 "
             f"hours. Retry after {verdict.retry_after_seconds} seconds, or send an API key.",
-            code="jurisdiction_request_limit_exceeded",
-            extra={"retry_after_seconds": verdict.retry_after_seconds},
-            headers={"Retry-After": str(verdict.retry_after_seconds)},
+            "jurisdiction_request_limit_exceeded",
+            verdict,
         )
     return address_hash(address, ctx.settings.secret_key.get_secret_value())

@@ -18,12 +18,13 @@ from permitapi.account.plans import plan_named
 from permitapi.context import AppContext
 from permitapi.errors import problem_body
 from permitapi.kit.clock import isoformat_z
+from permitapi.kit.ids import new_owner_id
 from permitapi.operation import repository, service
 from permitapi.operation.models import Operation
 from permitapi.permit import presenter
 from permitapi.permit import repository as permits
 from permitapi.permit.lookup import Target, permit_not_found, unavailable
-from permitapi.permit.refresh import RefreshOutcome, process_owner, refresh
+from permitapi.permit.refresh import RefreshOutcome, refresh
 from permitapi.worker import progress
 
 log = logging.getLogger("permitapi.operation.jobs")
@@ -36,7 +37,7 @@ class OperationJobs:
     name = "operations"
 
     def __init__(self) -> None:
-        self.owner = process_owner()
+        self.owner = new_owner_id()
 
     def lease(self, ctx: AppContext) -> timedelta:
         return timedelta(seconds=ctx.settings.operation_lease_seconds)

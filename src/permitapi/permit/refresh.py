@@ -14,10 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import socket
 import time
-import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -26,6 +23,7 @@ from typing import Literal
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from permitapi.context import AppContext
+from permitapi.kit.ids import new_owner_id
 from permitapi.permit import coverage
 from permitapi.permit import repository as permits
 from permitapi.permit.codec import encode_snapshot
@@ -65,10 +63,6 @@ class RefreshOutcome:
     reason: str | None = None  # stale_reason code when failed
     retry_after: int = DEFAULT_RETRY_AFTER
     message: str = ""
-
-
-def process_owner() -> str:
-    return f"{socket.gethostname()[:24]}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
 class SingleFlight:
@@ -121,7 +115,7 @@ async def refresh(
 async def _refresh_once(
     ctx: AppContext, jurisdiction: Jurisdiction, number: str, since: datetime | None
 ) -> RefreshOutcome:
-    owner = process_owner()
+    owner = new_owner_id()
     lease = timedelta(seconds=ctx.settings.refresh_lease_seconds)
     while True:
         now = ctx.clock.now()
@@ -321,7 +315,7 @@ async def _claim_many(
     """Create the identity rows and take every lease nobody holds, in one transaction. Returns
     the keys claimed and, among them, those already made moot: another process stored a
     successful fetch after `since` (their leases are given back at once)."""
-    owner = process_owner()
+    owner = new_owner_id()
     now = ctx.clock.now()
     until = now + timedelta(seconds=ctx.settings.refresh_lease_seconds)
     async with ctx.transaction() as session:

@@ -28,6 +28,7 @@ from typing import Final
 from permitapi.context import AppContext
 from permitapi.discovery.cursor import Position
 from permitapi.discovery.filters import DISCOVERY_SOURCES, Filters, SearchQuery
+from permitapi.discovery.hits import hit_data
 from permitapi.discovery.search import source_today
 from permitapi.event import service as events
 from permitapi.kit.clock import isoformat_z
@@ -35,7 +36,6 @@ from permitapi.permit_created import repository
 from permitapi.saved_search.evaluation import (
     IncompleteRead,
     checked_page,
-    hit_data,
     identity,
     unique_hits,
 )

@@ -31,6 +31,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from permitapi.context import AppContext
 from permitapi.discovery.cursor import Position
 from permitapi.discovery.filters import SearchQuery
+from permitapi.discovery.hits import hit_data
 from permitapi.discovery.search import PageOutcome, run_page
 from permitapi.errors import ApiError
 from permitapi.event import service as events
@@ -59,21 +60,6 @@ class IncompleteRead(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
-
-
-def hit_data(hit: SearchHit) -> dict[str, Any]:
-    """A discovery hit as event data (the `match` of criteria_match, the `permit` of
-    permit_created): the fields GET /permits/search returns, dates as YYYY-MM-DD."""
-    return {
-        "permit_number": hit.permit_number,
-        "jurisdiction": hit.jurisdiction,
-        "address": hit.address,
-        "permit_type": hit.permit_type,
-        "status": hit.status,
-        "valuation": hit.valuation,
-        "issued_date": hit.issued_date.isoformat() if hit.issued_date else None,
-        "applied_date": hit.applied_date.isoformat() if hit.applied_date else None,
-    }
 
 
 def identity(hit: SearchHit) -> Identity:

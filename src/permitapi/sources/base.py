@@ -13,7 +13,7 @@ plain snapshot values. Their failures are typed by what the caller should do:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import date, datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
@@ -126,8 +126,9 @@ class PermitSnapshot:
 
 
 @dataclass(frozen=True, slots=True)
-class SearchCriteria:
-    """Discovery filters, already validated and normalised by the discovery service."""
+class SearchFilters:
+    """Discovery filters, already validated and normalised by the discovery service
+    (`discovery.filters.Filters` adds what discovery itself asks of them)."""
 
     parcels: tuple[str, ...] = ()
     zip: str | None = None
@@ -140,8 +141,19 @@ class SearchCriteria:
     value_min: float | None = None
     value_max: float | None = None
     status: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchCriteria(SearchFilters):
+    """One page of a discovery search at one source: the filters and where the page starts."""
+
     offset: int = 0
     limit: int = 50
+
+    @classmethod
+    def page_of(cls, filters: SearchFilters, offset: int, limit: int) -> SearchCriteria:
+        given = {item.name: getattr(filters, item.name) for item in fields(SearchFilters)}
+        return cls(**given, offset=offset, limit=limit)
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,18 +31,18 @@ attempts, full-jitter exponential backoff (`backoff_base_seconds` doubling, capp
 When `portal_base_url` is set (the simulator), a real URL `https://host/path?q` is sent to
 `{portal_base_url}/host/path?q`: the simulator serves every portal under its real host name,
 so switching between simulator and real portals is that one setting.
+
+The pieces: `http_policy.SourcePolicy` (the settings), `http_pacing.HostGate` (politeness per
+host), `http_circuits.SourceCircuits` (the breakers); this module sends, retries and judges.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import dataclasses
 import http.cookiejar
-import random
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -52,9 +52,12 @@ import httpx
 from permitapi import __version__
 from permitapi.kit.retry_after import parse_retry_after
 from permitapi.sources.base import PortalChanged, RetryLater
-from permitapi.sources.circuit import CircuitBreaker, CircuitSnapshot
+from permitapi.sources.circuit import CircuitSnapshot
+from permitapi.sources.http_circuits import SourceCircuits
+from permitapi.sources.http_pacing import HostGate
+from permitapi.sources.http_policy import SourcePolicy
 from permitapi.sources.pages import classify_page, classify_url
-from permitapi.sources.shared_circuit import Admission, SharedCircuits
+from permitapi.sources.shared_circuit import SharedCircuits
 from permitapi.sources.shared_pace import SharedPacer
 
 USER_AGENT = (
@@ -68,43 +71,6 @@ DEFAULT_RETRY_AFTER = {
     "server_error": 60.0,
     "throttled": 60.0,
 }
-# A shared half-open trial is leased for the attempt's timeouts plus this (pacing waits, body
-# download); a trial holder that died frees the circuit for another process after the lease.
-TRIAL_MARGIN_SECONDS = 10.0
-
-
-@dataclass(frozen=True, slots=True)
-class SourcePolicy:
-    """Politeness and robustness settings for one source (jurisdiction slug)."""
-
-    connect_timeout: float = 5.0
-    read_timeout: float = 30.0
-    max_attempts: int = 3
-    max_concurrency: int = 4
-    min_interval_seconds: float = 0.0
-    # Token bucket per host: `burst` requests may start at once after an idle period, then
-    # starts are paced at `requests_per_second` (0: no rate cap).
-    requests_per_second: float = 0.0
-    burst: int = 1
-    max_response_bytes: int = 8 * 1024 * 1024
-    backoff_base_seconds: float = 0.5
-    backoff_max_seconds: float = 8.0
-    max_retry_wait_seconds: float = 10.0
-    circuit_failure_threshold: int = 5
-    circuit_cooldown_seconds: float = 30.0
-
-    def __post_init__(self) -> None:
-        if self.requests_per_second < 0 or self.burst < 1 or self.max_concurrency < 1:
-            raise ValueError(
-                "source policy needs requests_per_second >= 0, burst >= 1, max_concurrency >= 1"
-            )
-
-    def with_overrides(self, overrides: Mapping[str, Any]) -> SourcePolicy:
-        known = {f.name for f in dataclasses.fields(self)}
-        unknown = set(overrides) - known
-        if unknown:
-            raise ValueError(f"unknown source policy fields: {sorted(unknown)}")
-        return dataclasses.replace(self, **dict(overrides))
 
 
 def rewrite_for_simulator(real_url: str, portal_base_url: str | None) -> str:
@@ -114,96 +80,6 @@ def rewrite_for_simulator(real_url: str, portal_base_url: str | None) -> str:
     parts = urlsplit(real_url)
     target = f"{portal_base_url.rstrip('/')}/{parts.netloc}{parts.path}"
     return f"{target}?{parts.query}" if parts.query else target
-
-
-class _TokenBucket:
-    """`burst` tokens, refilled continuously at `rate` per second; a request start takes one."""
-
-    def __init__(self, rate: float, burst: int) -> None:
-        self._rate = rate
-        self._capacity = float(burst)
-        self._tokens = self._capacity
-        self._updated = time.monotonic()
-
-    def wait(self, now: float) -> float:
-        """Seconds until a token is available (0 when one is)."""
-        self._refill(now)
-        return 0.0 if self._tokens >= 1 else (1 - self._tokens) / self._rate
-
-    def take(self, now: float) -> None:
-        self._refill(now)
-        self._tokens -= 1
-
-    def _refill(self, now: float) -> None:
-        self._tokens = min(self._capacity, self._tokens + (now - self._updated) * self._rate)
-        self._updated = now
-
-
-class _HostGate:
-    """Politeness owed to one host: at most `max_concurrency` requests in flight, starts paced
-    by a token bucket (`requests_per_second`, `burst`) and at least `min_interval_seconds`
-    apart. Waiters start in arrival order."""
-
-    def __init__(
-        self, policy: SourcePolicy, host: str = "", shared: SharedPacer | None = None
-    ) -> None:
-        self._host = host
-        # The rate budget shared with every other process (Redis), when configured; the local
-        # bucket paces only while Redis does not answer.
-        self._shared = shared if policy.requests_per_second > 0 else None
-        self._rate = policy.requests_per_second
-        self._burst = policy.burst
-        self._semaphore = asyncio.Semaphore(policy.max_concurrency)
-        self._min_interval = policy.min_interval_seconds
-        self._bucket = (
-            _TokenBucket(policy.requests_per_second, policy.burst)
-            if policy.requests_per_second > 0
-            else None
-        )
-        self._lock = asyncio.Lock()
-        self._next_start = 0.0
-
-    @contextlib.asynccontextmanager
-    async def slot(self) -> AsyncIterator[None]:
-        async with self._semaphore:
-            if self._bucket is not None or self._min_interval > 0:
-                # Waiting while holding the (FIFO) lock is what keeps arrival order: a newcomer
-                # cannot take the token the first waiter is sleeping for.
-                async with self._lock:
-                    await self._pace()
-            yield
-
-    async def _pace(self) -> None:
-        # Nobody else takes tokens meanwhile (the lock): after this wait one is there. A wake-up
-        # a hair early leaves the bucket a hair below zero, which only delays the next start.
-        wait = self._wait(time.monotonic())
-        if wait > 0:
-            await asyncio.sleep(wait)
-        if self._shared is not None and await self._shared_turn():
-            self._next_start = time.monotonic() + self._min_interval
-            return
-        now = time.monotonic()
-        if self._bucket is not None:
-            self._bucket.take(now)
-        self._next_start = now + self._min_interval
-
-    async def _shared_turn(self) -> bool:
-        """Wait for the shared bucket's token; False when Redis is away (pace locally)."""
-        assert self._shared is not None
-        while True:
-            wait = await self._shared.wait_seconds(self._host, self._rate, self._burst)
-            if wait is None:
-                return False
-            if wait <= 0:
-                return True
-            await asyncio.sleep(wait)
-
-    def _wait(self, now: float) -> float:
-        local_bucket = self._bucket is not None and (
-            self._shared is None or not self._shared.available
-        )
-        bucket_wait = self._bucket.wait(now) if local_bucket and self._bucket else 0.0
-        return max(bucket_wait, self._next_start - now)
 
 
 class _Retryable(Exception):
@@ -240,15 +116,11 @@ class PortalHttp:
     ) -> None:
         self.portal_base_url = portal_base_url
         self._shared_pacer = shared_pacer
-        self._shared_circuits = shared_circuits
-        # Shared-trial releases still running for requests that were cancelled (`_in_background`).
-        self._releases: set[asyncio.Task[Any]] = set()
         self._policies = dict(policies or {})
         self._default_policy = default_policy or SourcePolicy()
         self._sleep = sleep
-        self._monotonic = monotonic
-        self._gates: dict[str, _HostGate] = {}
-        self._circuits: dict[str, CircuitBreaker] = {}
+        self._gates: dict[str, HostGate] = {}
+        self.circuits = SourceCircuits(self.policy, shared_circuits, monotonic)
         self._client = httpx.AsyncClient(
             headers={"User-Agent": USER_AGENT},
             follow_redirects=False,
@@ -279,39 +151,20 @@ class PortalHttp:
     def circuit(self, source: str) -> CircuitSnapshot:
         """This process's own breaker state of one source (closed when it never failed). With
         shared circuits, `circuit_state` is the state requests are decided by."""
-        return self._breaker(source).snapshot()
+        return self.circuits.breaker(source).snapshot()
 
     async def circuit_state(self, source: str) -> CircuitSnapshot:
         """The breaker state requests on `source` are decided by: the one shared through Redis
         when configured and answering, else this process's own."""
-        if self._shared_circuits is not None:
-            policy = self.policy(source)
-            shared = await self._shared_circuits.snapshot(
-                source, cooldown_seconds=policy.circuit_cooldown_seconds
-            )
-            if shared is not None:
-                return shared
-        return self._breaker(source).snapshot()
+        return await self.circuits.state(source)
 
-    def _breaker(self, source: str) -> CircuitBreaker:
-        breaker = self._circuits.get(source)
-        if breaker is None:
-            policy = self.policy(source)
-            breaker = CircuitBreaker(
-                failure_threshold=policy.circuit_failure_threshold,
-                cooldown_seconds=policy.circuit_cooldown_seconds,
-                monotonic=self._monotonic,
-            )
-            self._circuits[source] = breaker
-        return breaker
-
-    def _gate(self, real_url: str, policy: SourcePolicy) -> _HostGate:
+    def _gate(self, real_url: str, policy: SourcePolicy) -> HostGate:
         # Keyed by the real host, not the simulator's: politeness is owed to the portal, and
         # every Accela agency on aca-prod.accela.com shares one host budget.
         host = urlsplit(real_url).netloc.lower()
         gate = self._gates.get(host)
         if gate is None:
-            gate = _HostGate(policy, host, self._shared_pacer)
+            gate = HostGate(policy, host, self._shared_pacer)
             self._gates[host] = gate
         return gate
 
@@ -341,13 +194,13 @@ class PortalHttp:
         Raises RetryLater, Blocked or PortalChanged as the module docstring describes.
         """
         policy = self.policy(source)
-        breaker = self._breaker(source)
         retries_allowed = method.upper() in IDEMPOTENT_METHODS if idempotent is None else idempotent
         attempts = policy.max_attempts if retries_allowed else 1
+        body = _Body(params, data, json, headers, cookies)
         token = uuid.uuid4().hex  # names this request's claim on a shared half-open trial
         last_error: RetryLater | None = None
         for attempt in range(1, max(1, attempts) + 1):
-            admission = await self._admit(source, policy, breaker, token)
+            admission = await self.circuits.admit(source, token)
             if not admission.allowed:
                 if last_error is not None:
                     raise last_error
@@ -358,90 +211,29 @@ class PortalHttp:
                     reason="circuit_open",
                 )
             try:
-                response = await self._attempt(
-                    source,
-                    method,
-                    real_url,
-                    policy,
-                    _Body(params, data, json, headers, cookies),
-                    check_page,
-                )
+                response = await self._attempt(source, method, real_url, policy, body, check_page)
             except _Retryable as failure:
-                await self._record_failure(source, policy, breaker)
+                await self.circuits.record_failure(source)
                 last_error = failure.error
                 server_wait = failure.server_wait or 0.0
                 if attempt >= attempts or server_wait > policy.max_retry_wait_seconds:
                     raise failure.error from None
-                await self._sleep(self._backoff(policy, attempt, server_wait))
+                await self._sleep(policy.backoff(attempt, server_wait))
                 continue
             except RetryLater:
-                await self._record_failure(source, policy, breaker)  # 403 throttling: no retry
+                await self.circuits.record_failure(source)  # 403 throttling: no retry
                 raise
             except Exception:
                 # Blocked, PortalChanged: nothing learned about availability.
-                breaker.record_neutral()
-                if admission.trial:
-                    await self._release_trial(source, token)
+                await self.circuits.record_neutral(source, admission, token)
                 raise
             except BaseException:
-                # Cancellation: an await here could be cancelled again, so the shared trial
-                # is released in the background.
-                breaker.record_neutral()
-                if admission.trial:
-                    self._in_background(self._release_trial(source, token))
+                self.circuits.record_cancelled(source, admission, token)
                 raise
-            breaker.record_success()
-            if self._shared_circuits is not None:
-                await self._shared_circuits.record_success(source)
+            await self.circuits.record_success(source)
             return response
         assert last_error is not None  # the loop either returns or raises
         raise last_error
-
-    # -- circuit breaker -----------------------------------------------------------------------
-    # Outcomes always go to this process's breaker too, so it is ready to decide when Redis
-    # stops answering; while Redis answers, Redis decides.
-    async def _admit(
-        self, source: str, policy: SourcePolicy, breaker: CircuitBreaker, token: str
-    ) -> Admission:
-        if self._shared_circuits is not None:
-            shared = await self._shared_circuits.allow(
-                source,
-                cooldown_seconds=policy.circuit_cooldown_seconds,
-                trial_seconds=_trial_seconds(policy),
-                token=token,
-            )
-            if shared is not None:
-                return shared
-        if breaker.allow():
-            return Admission(allowed=True, trial=False, retry_in_seconds=0.0)
-        return Admission(allowed=False, trial=False, retry_in_seconds=breaker.retry_in())
-
-    async def _record_failure(
-        self, source: str, policy: SourcePolicy, breaker: CircuitBreaker
-    ) -> None:
-        breaker.record_failure()
-        if self._shared_circuits is not None:
-            await self._shared_circuits.record_failure(
-                source,
-                failure_threshold=policy.circuit_failure_threshold,
-                cooldown_seconds=policy.circuit_cooldown_seconds,
-                trial_seconds=_trial_seconds(policy),
-            )
-
-    async def _release_trial(self, source: str, token: str) -> None:
-        if self._shared_circuits is not None:
-            await self._shared_circuits.release_trial(source, token)
-
-    def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.get_running_loop().create_task(work)
-        self._releases.add(task)
-        task.add_done_callback(self._releases.discard)
-
-    @staticmethod
-    def _backoff(policy: SourcePolicy, attempt: int, server_wait: float) -> float:
-        ceiling = min(policy.backoff_max_seconds, policy.backoff_base_seconds * 2 ** (attempt - 1))
-        # Full jitter; a server-sent Retry-After is the minimum wait.
-        return max(random.uniform(0, ceiling), server_wait)
 
     async def _attempt(
         self,
@@ -548,12 +340,9 @@ class PortalHttp:
 
     async def aclose(self) -> None:
         await self._client.aclose()
-        if self._releases:
-            await asyncio.gather(*self._releases, return_exceptions=True)
+        await self.circuits.aclose()
         if self._shared_pacer is not None:
             await self._shared_pacer.aclose()
-        if self._shared_circuits is not None:
-            await self._shared_circuits.aclose()
 
 
 class _TooLarge(Exception):
@@ -567,11 +356,6 @@ class _Body:
     json: Any
     headers: Mapping[str, str] | None
     cookies: httpx.Cookies | None
-
-
-def _trial_seconds(policy: SourcePolicy) -> float:
-    """The worst-case duration of one attempt: how long a shared half-open trial is leased."""
-    return policy.connect_timeout + policy.read_timeout + TRIAL_MARGIN_SECONDS
 
 
 def _retry_later(

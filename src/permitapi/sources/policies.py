@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from permitapi.config import Settings
-from permitapi.sources.http import SourcePolicy
+from permitapi.sources.http_policy import SourcePolicy
 from permitapi.sources.registry import Directory
 
 # Shipped politeness per platform; a platform not listed keeps SourcePolicy's defaults.

@@ -20,6 +20,7 @@ from permitapi.errors import TooManyRequests, Unauthorized
 from permitapi.kit.clock import isoformat_z, month_start, next_month_start, period_of
 from permitapi.usage import repository
 from permitapi.usage.burst import BurstLimiter
+from permitapi.usage.window_refusal import window_spent
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,12 +111,11 @@ async def check_burst(burst: BurstLimiter, principal: Principal) -> None:
     """Raise 429 burst_limit_exceeded past the plan's calls per minute."""
     verdict = await burst.hit_per_minute(principal.api_key_id, principal.plan.burst_per_minute)
     if not verdict.allowed:
-        raise TooManyRequests(
+        raise window_spent(
             f"More than {principal.plan.burst_per_minute} calls in one minute. "
             f"Retry after {verdict.retry_after_seconds} seconds.",
-            code="burst_limit_exceeded",
-            extra={"retry_after_seconds": verdict.retry_after_seconds},
-            headers={"Retry-After": str(verdict.retry_after_seconds)},
+            "burst_limit_exceeded",
+            verdict,
         )
 
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from typing import Final
 
-import orjson
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from permitapi.errors import PROBLEM_CONTENT_TYPE, PayloadTooLarge, problem_body
+from permitapi.errors import PayloadTooLarge
+from permitapi.web.asgi_problem import problem_messages
 
 DEFAULT_MAX_BYTES: Final = 1024 * 1024
 
@@ -111,21 +111,5 @@ class BodyLimitMiddleware:
         error = PayloadTooLarge(
             f"The request body is larger than the limit of {self.max_bytes} bytes."
         )
-        state = scope.get("state", {})
-        body = problem_body(
-            status=error.status,
-            code=error.code,
-            title=error.title,
-            detail=error.detail,
-            instance=scope.get("path", ""),
-            request_id=str(state.get("request_id", "")),
-            extra={"max_body_bytes": self.max_bytes},
-        )
-        await send(
-            {
-                "type": "http.response.start",
-                "status": error.status,
-                "headers": [(b"content-type", PROBLEM_CONTENT_TYPE.encode())],
-            }
-        )
-        await send({"type": "http.response.body", "body": orjson.dumps(body)})
+        for message in problem_messages(scope, error, extra={"max_body_bytes": self.max_bytes}):
+            await send(message)

@@ -19,13 +19,13 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from permitapi.db.outage import is_database_outage
-from permitapi.errors import PROBLEM_CONTENT_TYPE, InternalError, problem_body
+from permitapi.errors import InternalError
 from permitapi.observability import logs
 from permitapi.observability.metrics import HTTP_LATENCY, HTTP_REQUESTS
+from permitapi.web.asgi_problem import problem_messages
 
 REQUEST_ID_HEADER = "x-request-id"
 
@@ -185,21 +185,12 @@ class RequestContextMiddleware:
                 raise
             failure = DATABASE_UNAVAILABLE if outage else UNEXPECTED
             status = failure.status
-            body = problem_body(
-                status=failure.status,
-                code=failure.code,
-                title=failure.title,
-                detail=failure.detail,
-                instance=scope.get("path", ""),
-                request_id=request_id,
-            )
-            headers = [(b"content-type", PROBLEM_CONTENT_TYPE.encode())]
+            headers: list[tuple[bytes, bytes]] = []
             if failure.retry_after is not None:
                 headers.append((b"retry-after", str(failure.retry_after).encode()))
-            await send_with_headers(
-                {"type": "http.response.start", "status": failure.status, "headers": headers}
-            )
-            await send({"type": "http.response.body", "body": orjson.dumps(body)})
+            start, body = problem_messages(scope, failure, headers=headers)
+            await send_with_headers(start)
+            await send(body)
         finally:
             route = route_template(scope, self.api_prefix)
             method = scope.get("method", "")

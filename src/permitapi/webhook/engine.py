@@ -23,8 +23,8 @@ from typing import Any, Final
 import httpx
 
 from permitapi.context import AppContext
+from permitapi.kit.ids import new_owner_id
 from permitapi.observability.metrics import DELIVERY_OUTCOMES
-from permitapi.permit.refresh import process_owner
 from permitapi.webhook import attempt, repository, schedule, signing
 from permitapi.webhook.destination import Resolver
 from permitapi.webhook.models import Webhook, WebhookDelivery
@@ -79,7 +79,7 @@ class DeliveryJobs:
     name = "deliveries"
 
     def __init__(self, resolver: Resolver | None = None) -> None:
-        self.owner = process_owner()
+        self.owner = new_owner_id()
         self._resolver = resolver
         self._client: httpx.AsyncClient | None = None
 

@@ -12,9 +12,6 @@ retry moment of its choosing (`postpone`), so a failing pass is retried later, n
 
 from __future__ import annotations
 
-import os
-import socket
-import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -24,6 +21,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from permitapi.context import AppContext
 from permitapi.db.base import Base, UTCDateTime
+from permitapi.kit.ids import new_owner_id
 
 # How long a worker that found a pass held by another waits before asking the database again.
 HELD_RECHECK = timedelta(minutes=1)
@@ -43,11 +41,6 @@ def is_due(last_completed: datetime | None, period: timedelta, now: datetime) ->
     return last_completed is None or now - last_completed >= period
 
 
-def new_owner() -> str:
-    """A lease owner id unique to this process and source instance."""
-    return f"{socket.gethostname()[:24]}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-
-
 @dataclass
 class PassLease:
     """The lease of one named pass, held by one job source instance."""
@@ -55,7 +48,7 @@ class PassLease:
     name: str
     period: timedelta
     lease: timedelta
-    owner: str = field(default_factory=new_owner)
+    owner: str = field(default_factory=new_owner_id)
     # A database read tells when the pass is next due; until then no query is made.
     _next_check: datetime | None = field(default=None, repr=False)
 

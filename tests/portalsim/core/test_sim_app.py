@@ -13,7 +13,8 @@ from starlette.applications import Starlette
 
 from permitapi.portalsim.app import create_sim_app
 from permitapi.sources.base import Blocked, NotFoundAtSource, RetryLater
-from permitapi.sources.http import PortalHttp, SourcePolicy
+from permitapi.sources.http import PortalHttp
+from permitapi.sources.http_policy import SourcePolicy
 from permitapi.sources.registry import default_directory
 from tests.sources.core.support import ECHO_FAMILIES, EchoAdapter, LoopbackServer
 

@@ -15,7 +15,8 @@ from starlette.routing import Route
 from permitapi.kit.retry_after import parse_retry_after
 from permitapi.sources.base import Blocked, PortalChanged, RetryLater
 from permitapi.sources.circuit import CircuitState
-from permitapi.sources.http import USER_AGENT, PortalHttp, SourcePolicy
+from permitapi.sources.http import USER_AGENT, PortalHttp
+from permitapi.sources.http_policy import SourcePolicy
 from tests.sources.core.support import LoopbackServer
 
 HOST = "portal.example.gov"

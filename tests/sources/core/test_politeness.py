@@ -15,7 +15,8 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from permitapi.config import Settings
-from permitapi.sources.http import PortalHttp, SourcePolicy
+from permitapi.sources.http import PortalHttp
+from permitapi.sources.http_policy import SourcePolicy
 from permitapi.sources.policies import build_policies
 from permitapi.sources.registry import default_directory
 from tests.sources.core.support import LoopbackServer

@@ -21,7 +21,8 @@ from starlette.routing import Route
 
 from permitapi.sources.base import Blocked, RetryLater
 from permitapi.sources.circuit import CircuitState
-from permitapi.sources.http import PortalHttp, SourcePolicy
+from permitapi.sources.http import PortalHttp
+from permitapi.sources.http_policy import SourcePolicy
 from permitapi.sources.shared_circuit import SharedCircuits
 from tests.foundation.test_burst_redis import REDIS_URL
 from tests.sources.core.support import LoopbackServer

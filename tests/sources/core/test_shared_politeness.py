@@ -12,7 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from permitapi.sources.http import PortalHttp, SourcePolicy
+from permitapi.sources.http import PortalHttp
+from permitapi.sources.http_policy import SourcePolicy
 from permitapi.sources.shared_pace import SharedPacer
 from tests.foundation.test_burst_redis import REDIS_URL
 from tests.sources.core.support import LoopbackServer

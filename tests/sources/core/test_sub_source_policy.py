@@ -4,7 +4,8 @@ and went out with none, unpaced."""
 
 from __future__ import annotations
 
-from permitapi.sources.http import PortalHttp, SourcePolicy
+from permitapi.sources.http import PortalHttp
+from permitapi.sources.http_policy import SourcePolicy
 
 PACED = SourcePolicy(requests_per_second=3.0, burst=2)
 DEFAULT = SourcePolicy()
