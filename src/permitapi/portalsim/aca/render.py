@@ -257,7 +257,8 @@ def inspection_panel(permit: PermitSnapshot, *, completed_page: int) -> str:
     return (
         f'<a id="ctl00_PlaceHolderMain_InspectionList_btnRefreshGridView" href="javascript:'
         f"__doPostBack('{REFRESH_TARGET}','')\"></a>"
-        f'<div id="divInspectionListUpcoming"><h1><span>Upcoming ({len(pending)})</span></h1>'
+        '<div id="ctl00_PlaceHolderMain_InspectionList_divInspectionListUpcoming">'
+        f"<h1><span>Upcoming ({len(pending)})</span></h1>"
         f"{upcoming}</div>"
         f'<div id="divInspectionListCompleted"><h1><span>Completed ({len(done)})</span></h1>'
         f"{_tallies([i.result or '' for i in done])}{completed}</div>"
