@@ -24,7 +24,7 @@ import httpx
 
 from permitapi.context import AppContext
 from permitapi.observability.metrics import DELIVERY_OUTCOMES
-from permitapi.permit.refresh import process_owner
+from permitapi.permit.lookup.refresh import process_owner
 from permitapi.webhook import attempt, repository, schedule, signing
 from permitapi.webhook.destination import Resolver
 from permitapi.webhook.models import Webhook, WebhookDelivery

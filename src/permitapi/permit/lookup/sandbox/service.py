@@ -1,5 +1,5 @@
 """Sandbox keys (and keyless demo calls): status and batch answered from the curated,
-deterministic demo dataset, `permitapi/demo/dataset.json` (listed in the README).
+deterministic demo dataset, `dataset.json` beside this module (listed in the README).
 
 No portal fetch, no metering, no database reads. Any other number behaves as it would live,
 without a fetch: a number no jurisdiction uses is 404 `jurisdiction_not_supported`, an ambiguous
@@ -17,17 +17,17 @@ from typing import Any
 from permitapi.account.service import Principal
 from permitapi.context import AppContext
 from permitapi.demo.access import DEMO_PRINCIPAL
-from permitapi.demo.dataset import DemoPermit, demo_permits
 from permitapi.errors import ApiError, BadRequest, NotFound
-from permitapi.permit import presenter
-from permitapi.permit.batch import check_batch_size, shape
-from permitapi.permit.identity import (
+from permitapi.permit.identity.service import (
     check_number,
     explicit_jurisdiction,
     multiple_jurisdictions,
     not_supported,
 )
-from permitapi.permit.lookup import (
+from permitapi.permit.lookup import status_record as presenter
+from permitapi.permit.lookup.batch import check_batch_size, shape
+from permitapi.permit.lookup.sandbox.dataset import DemoPermit, demo_permits
+from permitapi.permit.lookup.service import (
     ItemOutcome,
     StatusQuery,
     Target,

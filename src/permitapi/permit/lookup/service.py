@@ -27,18 +27,19 @@ from permitapi.errors import (
     ServiceUnavailable,
     TooManyRequests,
 )
-from permitapi.operation import service as operations
-from permitapi.permit import hot_path, presenter
 from permitapi.permit import repository as permits
-from permitapi.permit.identity import (
+from permitapi.permit.identity.service import (
     LOOKED_UP_BEFORE,
     check_number,
     explicit_jurisdiction,
     multiple_jurisdictions,
     not_supported,
 )
-from permitapi.permit.metering import MeterTracker
-from permitapi.permit.refresh import RefreshOutcome, refresh
+from permitapi.permit.lookup import status_record as presenter
+from permitapi.permit.lookup.fast import path as hot_path
+from permitapi.permit.lookup.metering import MeterTracker
+from permitapi.permit.lookup.refresh import RefreshOutcome, refresh
+from permitapi.permit.operation import service as operations
 from permitapi.sources.detect import Candidate, Confidence, detect, normalize_number
 from permitapi.sources.detect import parse_near as detect_near
 from permitapi.sources.registry import Directory, Jurisdiction
