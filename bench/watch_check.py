@@ -29,7 +29,7 @@ from permitapi.config import Settings
 from permitapi.context import AppContext
 from permitapi.kit.clock import FrozenClock
 from permitapi.kit.ids import new_uuid
-from permitapi.permit.refresh import refresh_many
+from permitapi.permit.lookup.refresh import refresh_many
 from permitapi.watch import repository
 from permitapi.watch.check import WatchCheck
 from permitapi.watch.models import Watch

@@ -24,10 +24,10 @@ from permitapi.kit.clock import Clock, SystemClock
 from permitapi.mcp.server import ToolServer
 from permitapi.observability import logs
 from permitapi.observability.endpoints import router as metrics_router
-from permitapi.operation.endpoints import router as operation_router
-from permitapi.permit import hot_path
-from permitapi.permit.endpoints import router as permit_router
-from permitapi.permit.resource_endpoints import router as permit_resource_router
+from permitapi.permit.lookup.endpoints import router as permit_router
+from permitapi.permit.lookup.fast import path as hot_path
+from permitapi.permit.operation.endpoints import router as operation_router
+from permitapi.permit.resource.endpoints import router as permit_resource_router
 from permitapi.playground.endpoints import router as playground_router
 from permitapi.saved_search.endpoints import router as saved_search_router
 from permitapi.source_health.endpoints import router as source_status_router

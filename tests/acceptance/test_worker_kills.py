@@ -46,8 +46,8 @@ from permitapi.config import Settings
 from permitapi.context import AppContext
 from permitapi.event.models import DomainEvent, FeedEntry
 from permitapi.event.service import PERMIT_EVENT_TYPES
-from permitapi.operation.jobs import MAX_ATTEMPTS
-from permitapi.operation.models import Operation
+from permitapi.permit.operation.jobs import MAX_ATTEMPTS
+from permitapi.permit.operation.models import Operation
 from permitapi.permit_created.monitor import PermitCreatedMonitor
 from permitapi.saved_search.jobs import SavedSearchEvaluations
 from permitapi.saved_search.models import SavedSearch
@@ -137,7 +137,7 @@ def process_env(database_url: str, simulator: str, **extra: str) -> dict[str, st
 
 
 def pid_of(owner: str | None) -> int | None:
-    """The process of a lease owner (`host:pid:nonce`, worker.leases / permit.refresh)."""
+    """The process of a lease owner (`host:pid:nonce`, worker.leases / permit.lookup.refresh)."""
     if owner is None:
         return None
     parts = owner.split(":")

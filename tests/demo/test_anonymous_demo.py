@@ -15,9 +15,9 @@ from sqlalchemy import text
 from permitapi.app import create_app
 from permitapi.config import Settings
 from permitapi.context import AppContext
-from permitapi.demo.dataset import demo_permits, example_numbers
 from permitapi.kit.clock import FrozenClock
-from permitapi.permit.presenter import STATUS_PHASES, status_phase
+from permitapi.permit.lookup.sandbox.dataset import demo_permits, example_numbers
+from permitapi.permit.lookup.status_record import STATUS_PHASES, status_phase
 from permitapi.sources.aca.status import table_for
 from permitapi.sources.epicla.status import EPICLA_STATUS
 from permitapi.sources.ladbs.status import LADBS_STATUS_TABLE

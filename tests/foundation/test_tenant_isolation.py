@@ -22,7 +22,7 @@ from permitapi.account.plans import Meter
 from permitapi.context import AppContext
 from permitapi.event import repository as event_repository
 from permitapi.event import service as events
-from permitapi.operation import service as operations
+from permitapi.permit.operation import service as operations
 from permitapi.saved_search import service as saved_search_service
 from permitapi.usage import service as usage
 from permitapi.webhook import repository as webhook_repository

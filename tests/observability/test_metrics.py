@@ -15,7 +15,7 @@ from permitapi.config import Settings
 from permitapi.context import AppContext
 from permitapi.kit.clock import FrozenClock
 from permitapi.kit.ids import new_uuid
-from permitapi.operation.models import Operation
+from permitapi.permit.operation.models import Operation
 from permitapi.watch.models import WatchedPermit
 from permitapi.webhook.models import WebhookDelivery
 from permitapi.worker.leases import JobLease

@@ -8,8 +8,9 @@ import httpx
 import pytest
 
 from permitapi.context import AppContext
+from permitapi.coverage import repository as coverage_repository
+from permitapi.coverage import service as coverage
 from permitapi.kit.clock import FrozenClock
-from permitapi.permit import coverage, coverage_repository
 from tests.support.permits import LADBS_NUMBER, full_snapshot
 
 

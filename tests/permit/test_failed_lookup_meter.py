@@ -10,8 +10,9 @@ import httpx
 import pytest
 
 from permitapi.context import AppContext
-from permitapi.permit import hot_repository, lookup
-from permitapi.permit.hot_repository import ReserveAndRead
+from permitapi.permit.lookup import service as lookup
+from permitapi.permit.lookup.fast import repository as hot_repository
+from permitapi.permit.lookup.fast.repository import ReserveAndRead
 from tests.permit.helpers import used
 from tests.support.accounts import make_account
 from tests.support.fake_portal import FakePortal, snapshot

@@ -1,4 +1,4 @@
-"""The hot path's PostgreSQL connections (permit/hot_connections.py), on a real server."""
+"""The hot path's PostgreSQL connections (permit/lookup/fast/connections.py), on a real server."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import asyncpg  # type: ignore[import-untyped]
 import pytest
 from sqlalchemy.engine.url import make_url
 
-from permitapi.permit.hot_connections import HotConnections
+from permitapi.permit.lookup.fast.connections import HotConnections
 from tests.support import databases
 
 

@@ -1,5 +1,5 @@
-"""The SQLite half of the hot path's exchange (permit/hot_repository.py) on a migrated database:
-two autocommit statements on a fresh hit, and the edge cases around them."""
+"""The SQLite half of the hot path's exchange (permit/lookup/fast/repository.py) on a migrated
+database: two autocommit statements on a fresh hit, and the edge cases around them."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from sqlalchemy.engine.url import make_url
 from permitapi.account import service as accounts
 from permitapi.account.plans import PlanName
 from permitapi.db.engine import create_engine, create_sessionmaker
-from permitapi.permit.hot_repository import ReserveAndRead, sqlite_reserve_and_read
+from permitapi.permit.lookup.fast.repository import ReserveAndRead, sqlite_reserve_and_read
 from tests.support import databases
 
 NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from permitapi.permit.inspection_results import (
+from permitapi.permit.resource.inspection_results import (
     InspectionOutcome,
     classifier_for,
     classify,

@@ -8,7 +8,7 @@ import random
 import httpx
 
 from permitapi.context import AppContext
-from permitapi.permit.inspection_results import pass_rate
+from permitapi.permit.resource.inspection_results import pass_rate
 from tests.permit.helpers import keys_for
 from tests.sources.ladbs.conftest import LadbsSim, sim  # noqa: F401  (fixture)
 from tests.support.permits import store

@@ -13,7 +13,7 @@ from sqlalchemy import event
 
 from permitapi.context import AppContext
 from permitapi.permit import repository as permits
-from permitapi.permit.refresh import refresh_many
+from permitapi.permit.lookup.refresh import refresh_many
 from permitapi.sources.detect import permit_id
 from permitapi.sources.registry import Jurisdiction
 from tests.support.fake_portal import FakePortal, snapshot

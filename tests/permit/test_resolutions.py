@@ -116,6 +116,23 @@ async def test_shared_format_looked_up_before_needs_no_jurisdiction(
     assert body["resource_available"] is True
 
 
+async def test_distinctive_format_wins_over_a_row_stored_elsewhere(
+    client: httpx.AsyncClient, ctx: AppContext
+) -> None:
+    """The status lookup's rule (identity.match_jurisdiction): detection first, stored rows only
+    when detection cannot decide. A row of the same number in another jurisdiction does not turn
+    a distinctive LADBS number into a 300."""
+    keys = await keys_for(ctx)
+    await store(ctx, full_snapshot(jurisdiction="aca:sandiego", permit_number=LADBS_NUMBER))
+    response = await client.post(URL, json={"permit_number": LADBS_NUMBER}, headers=keys.live)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["jurisdiction"] == "ladbs"
+    assert body["confidence"] == "detected"
+    assert body["permit_id"] == str(detect.permit_id("ladbs", LADBS_NUMBER))
+    assert body["resource_available"] is False
+
+
 @pytest.mark.parametrize(
     ("payload", "status", "code"),
     [

@@ -10,7 +10,7 @@ from starlette.routing import Match
 
 from permitapi.context import AppContext
 from permitapi.kit.clock import FrozenClock
-from permitapi.permit.resource_endpoints import router as resource_router
+from permitapi.permit.resource.endpoints import router as resource_router
 from permitapi.sources import detect
 from permitapi.sources.base import NormalizedStatus
 from permitapi.sources.status import NORMALIZATION_VERSION

@@ -254,7 +254,7 @@ async def test_bad_force_refresh_value_is_400(
 async def test_force_refresh_parsing_follows_fastapi(
     client: httpx.AsyncClient, ctx: AppContext, portal: FakePortal, query: str, valid: bool
 ) -> None:
-    """The route skips FastAPI's parameter solver (web/direct_route.py); its parsing must
+    """The route skips FastAPI's parameter solver (permit/lookup/fast/route.py); its parsing must
     still be FastAPI's, as the OpenAPI document describes it."""
     portal.add(snapshot("ladbs", LADBS))
     key = (await make_account(ctx, "pro")).live_key

@@ -20,7 +20,7 @@ from permitapi.config import Settings
 from permitapi.context import AppContext
 from permitapi.event import repository as events
 from permitapi.kit.clock import FrozenClock
-from permitapi.operation import repository as operations
+from permitapi.permit.operation import repository as operations
 from tests.permit.helpers import used
 from tests.support.accounts import make_account
 from tests.support.cli import cli_env, permitapi_command

@@ -30,7 +30,7 @@ import json, os, selectors, signal, sys, traceback
 
 import permitapi.cli as cli
 # What the commands import lazily.
-import permitapi.app, permitapi.worker.runner, permitapi.operation.jobs  # noqa
+import permitapi.app, permitapi.worker.runner, permitapi.permit.operation.jobs  # noqa
 import permitapi.webhook.engine, permitapi.webhook.retention  # noqa
 import permitapi.watch.check, permitapi.saved_search.jobs, permitapi.permit_created.monitor  # noqa
 

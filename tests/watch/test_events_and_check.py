@@ -13,7 +13,7 @@ from standardwebhooks import Webhook as Verifier
 
 from permitapi.context import AppContext
 from permitapi.kit.clock import FrozenClock
-from permitapi.permit.refresh import refresh
+from permitapi.permit.lookup.refresh import refresh
 from permitapi.sources.base import Inspection, NormalizedStatus
 from permitapi.sources.registry import Jurisdiction
 from permitapi.watch.check import WatchCheck, WatchCheckIncomplete

@@ -9,8 +9,8 @@ loop). A key unused for a further `ttl` expires and is read synchronously on its
 
 So a key re-planned by another process is seen within about `ttl` plus one read, or at once
 when Redis carries the change (account/key_invalidation.py); deactivation is also enforced by
-every credit reservation's own `is_active` check (permit/hot_repository.py, usage.reserve), and
-`account.service.deactivate_key` in this process drops the entry at once.
+every credit reservation's own `is_active` check (permit/lookup/fast/repository.py,
+usage.reserve), and `account.service.deactivate_key` in this process drops the entry at once.
 """
 
 from __future__ import annotations

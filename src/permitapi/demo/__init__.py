@@ -1,1 +1,2 @@
-"""The anonymous demo: keyless status and batch calls answered from the curated dataset."""
+"""The anonymous demo's admission: keyless status and batch calls (answered from the curated
+dataset in `permit/lookup/sandbox`) and their per-address cap."""

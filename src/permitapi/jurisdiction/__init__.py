@@ -1,1 +1,2 @@
-"""The jurisdiction directory, coverage, stats and requested jurisdictions."""
+"""The jurisdiction directory, stats and requested jurisdictions; the router also serves
+GET /jurisdictions/coverage, whose rules are `coverage/`'s."""

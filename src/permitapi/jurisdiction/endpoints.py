@@ -7,9 +7,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Request
 
+from permitapi.coverage import service as coverage
+from permitapi.coverage.schemas import CoverageResponse
 from permitapi.idempotency.route import idempotent_post
 from permitapi.jurisdiction import anonymous, service, stats
-from permitapi.jurisdiction.coverage_schemas import CoverageResponse
 from permitapi.jurisdiction.schemas import (
     JurisdictionAnalytics,
     JurisdictionList,
@@ -18,7 +19,6 @@ from permitapi.jurisdiction.schemas import (
     JurisdictionStats,
     RequestedJurisdictionList,
 )
-from permitapi.permit import coverage
 from permitapi.web.deps import Authenticated, Ctx, MaybeAuthenticated
 from permitapi.web.openapi import problem_responses
 from permitapi.web.plain_int import PlainInt

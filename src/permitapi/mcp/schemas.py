@@ -26,8 +26,8 @@ from permitapi.discovery.filters import (
     PERMIT_TYPES,
 )
 from permitapi.kit.plain_numbers import plain_decimal
-from permitapi.operation.schemas import OperationOut
-from permitapi.permit.identity import MAX_NUMBER_LENGTH
+from permitapi.permit.identity.service import MAX_NUMBER_LENGTH
+from permitapi.permit.operation.schemas import OperationOut
 from permitapi.watch.schemas import WatchEnrolled
 
 # The shape of a directory slug (`ladbs`, `aca:sandiego`): advertised instead of the 79-slug

@@ -2,19 +2,19 @@
 
 | tool                   | REST twin                    | service call                  |
 |------------------------|------------------------------|-------------------------------|
-| get_permit_status      | GET /permits/{n}/status      | permit.dispatch.permit_status |
-| batch_permit_status    | POST /permits/batch-status   | permit.dispatch.batch_status  |
+| get_permit_status      | GET /permits/{n}/status      | permit.lookup.sandbox_or_live |
+| batch_permit_status    | POST /permits/batch-status   | permit.lookup.sandbox_or_live |
 | list_jurisdictions     | GET /jurisdictions           | jurisdiction.service          |
 | search_permits         | GET /permits/search          | discovery.service             |
-| resolve_permit         | POST /permit-resolutions     | permit.resolution             |
-| get_canonical_permit   | GET /permits/{permit_id}     | permit.details                |
-| get_permit_inspections | GET /permits/{n}/inspections | permit.details                |
-| get_permit_conditions  | GET /permits/{n}/conditions  | permit.details                |
-| get_permit_history     | GET /permits/{n}/history     | permit.details                |
+| resolve_permit         | POST /permit-resolutions     | permit.resource.resolution    |
+| get_canonical_permit   | GET /permits/{permit_id}     | permit.resource.service       |
+| get_permit_inspections | GET /permits/{n}/inspections | permit.resource.service       |
+| get_permit_conditions  | GET /permits/{n}/conditions  | permit.resource.service       |
+| get_permit_history     | GET /permits/{n}/history     | permit.resource.service       |
 | watch_permit           | POST /permits/{n}/watch      | watch.service.enroll          |
 | unwatch_permit         | DELETE /permits/{n}/watch    | watch.service.unwatch         |
 | list_watches           | GET /permits/watches         | watch.service.list_watches    |
-| get_operation          | GET /operations/{id}         | operation.service             |
+| get_operation          | GET /operations/{id}         | permit.operation.service      |
 
 A handler returns the REST answer's body (`structuredContent`) or raises the REST twin's
 ApiError (an `isError` result, see `results`). Entitlements, limits, metering and settlement are
@@ -63,26 +63,29 @@ from permitapi.mcp.schemas import (
     input_schema,
     output_schema,
 )
-from permitapi.operation import service as operations
-from permitapi.operation.schemas import OperationOut
-from permitapi.permit import details, dispatch, identity, lookup
-from permitapi.permit.lookup import StatusQuery
-from permitapi.permit.metering import MeterTracker
-from permitapi.permit.resolution import resolve_permit
-from permitapi.permit.resource_schemas import (
+from permitapi.permit.identity import service as identity
+from permitapi.permit.lookup import sandbox_or_live as dispatch
+from permitapi.permit.lookup import service as lookup
+from permitapi.permit.lookup.metering import MeterTracker
+from permitapi.permit.lookup.schemas import BatchResponse, PermitStatus
+from permitapi.permit.lookup.service import StatusQuery
+from permitapi.permit.operation import service as operations
+from permitapi.permit.operation.schemas import OperationOut
+from permitapi.permit.resource import service as details
+from permitapi.permit.resource.resolution import resolve_permit
+from permitapi.permit.resource.schemas import (
     ConditionsResponse,
     HistoryResponse,
     InspectionsResponse,
     PermitResource,
     Resolution,
 )
-from permitapi.permit.schemas import BatchResponse, PermitStatus
 from permitapi.sources.registry import Directory
 from permitapi.watch import service as watches
 from permitapi.watch.schemas import WatchEnrolled, WatchList, WatchRemoved
 from permitapi.web.deps import record_meter
 
-# REST answers a 202 with `Retry-After: 2` (permit/endpoints.py): the same pause here.
+# REST answers a 202 with `Retry-After: 2` (permit/lookup/endpoints.py): the same pause here.
 POLL_AFTER_SECONDS = 2
 # How long get_permit_status waits for an operation it started before answering it instead;
 # well under the usual MCP client request timeout (60 s).

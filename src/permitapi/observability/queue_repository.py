@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from permitapi.db.base import stored_utc
-from permitapi.operation.models import Operation
+from permitapi.permit.operation.models import Operation
 from permitapi.watch.models import WatchedPermit
 from permitapi.webhook.models import WebhookDelivery
 from permitapi.worker.leases import JobLease, is_due

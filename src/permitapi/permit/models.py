@@ -1,11 +1,11 @@
-"""Tables: the latest successful representation of each permit, and coverage observations."""
+"""Table: the latest successful representation of each permit."""
 
 from __future__ import annotations
 
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Date, Index, Integer, String, UniqueConstraint
+from sqlalchemy import JSON, Date, Index, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from permitapi.db.base import Base, UTCDateTime
@@ -44,15 +44,3 @@ class PermitRecord(Base):
     refresh_lease_owner: Mapped[str | None] = mapped_column(String(64), nullable=True)
     refresh_lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
-
-
-class CoverageObservation(Base):
-    """Which fields one successful lookup found, with no permit or customer identifiers."""
-
-    __tablename__ = "coverage_observations"
-    __table_args__ = (Index("ix_coverage_observations_j_at", "jurisdiction", "observed_at"),)
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    jurisdiction: Mapped[str] = mapped_column(String(64))
-    fields_present: Mapped[dict[str, bool]] = mapped_column(JSON)
-    observed_at: Mapped[datetime] = mapped_column(UTCDateTime())

@@ -66,18 +66,6 @@ async def page_urls(
     return found
 
 
-async def with_numbers(session: AsyncSession, numbers: Collection[str]) -> list[PermitRecord]:
-    """Rows holding any of these normalised numbers, in any jurisdiction."""
-    if not numbers:
-        return []
-    result = await session.execute(
-        select(PermitRecord)
-        .where(PermitRecord.permit_number.in_(sorted(numbers)))
-        .order_by(PermitRecord.jurisdiction)
-    )
-    return list(result.scalars())
-
-
 # -- status lookups (cache reads, refresh leases, stored representations) ----------------------
 # Core statements only: these run on the hot path (design.md, "The hot path").
 

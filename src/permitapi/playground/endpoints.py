@@ -9,7 +9,7 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import HTMLResponse
 
-from permitapi.demo.dataset import raw_dataset
+from permitapi.permit.lookup.sandbox.dataset import raw_dataset
 
 router = APIRouter(tags=["playground"], include_in_schema=False)
 PAGE = Path(__file__).with_name("page.html")

@@ -10,7 +10,7 @@ a day, and on sources with a queryable change feed far less.
 - Accela (and any family without a feed): each permit is fetched in full when due, each on
   its own daily schedule, spread over the day by their enrollment times.
 
-A full fetch goes through `permit.refresh`, so its events are emitted exactly as for a lookup
+A full fetch goes through `permit.lookup.refresh`, so its events are emitted exactly as for a lookup
 (watch.observation). A source that fails leaves its permits due: the next pass retries them.
 """
 
@@ -26,7 +26,7 @@ from typing import Any, Final
 from permitapi.context import AppContext
 from permitapi.event import repository as event_repository
 from permitapi.permit import repository as permits
-from permitapi.permit.refresh import refresh_many
+from permitapi.permit.lookup.refresh import refresh_many
 from permitapi.sources.base import SourceError
 from permitapi.sources.registry import Jurisdiction
 from permitapi.watch import repository

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response
 
-from permitapi.permit.identity import permit_path
+from permitapi.permit.identity.service import permit_path
 from permitapi.watch import service
 from permitapi.watch.schemas import WatchEnrolled, WatchList, WatchRemoved
 from permitapi.web.deps import AuthenticatedFree, Ctx

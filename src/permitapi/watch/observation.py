@@ -1,6 +1,6 @@
 """Permit events from observations: whenever a fetched representation of a watched permit is
 stored (a status lookup, a batch, a forced refresh, an operation or the daily check: they all
-store through `permit.refresh`), it is compared with the one it replaces and the events the
+store through `permit.lookup.refresh`), it is compared with the one it replaces and the events the
 change stands for are emitted to the keys watching the permit, in the storing transaction.
 
     status_change          the portal's status text differs from the previous fetch

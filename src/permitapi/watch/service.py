@@ -23,10 +23,11 @@ from permitapi.context import AppContext
 from permitapi.errors import NotFound
 from permitapi.kit.clock import isoformat_z
 from permitapi.kit.ids import new_uuid
-from permitapi.permit import identity, presenter
 from permitapi.permit import repository as permits
-from permitapi.permit.lookup import Target, permit_not_found, unavailable
-from permitapi.permit.refresh import refresh
+from permitapi.permit.identity import service as identity
+from permitapi.permit.lookup import status_record as presenter
+from permitapi.permit.lookup.refresh import refresh
+from permitapi.permit.lookup.service import Target, permit_not_found, unavailable
 from permitapi.sources.detect import normalize_number
 from permitapi.watch import repository
 from permitapi.watch.models import Watch

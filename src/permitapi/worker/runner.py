@@ -60,7 +60,7 @@ def job_sources() -> list[JobSource]:
                         is retried after 30 min
     """
     # jobs import services; keep lazy
-    from permitapi.operation.jobs import OperationJobs
+    from permitapi.permit.operation.jobs import OperationJobs
     from permitapi.permit_created.monitor import PermitCreatedMonitor
     from permitapi.saved_search.jobs import SavedSearchEvaluations
     from permitapi.source_health.canary_job import CanaryPass

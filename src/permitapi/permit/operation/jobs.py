@@ -19,15 +19,15 @@ from permitapi.context import AppContext
 from permitapi.errors import problem_body
 from permitapi.kit.clock import isoformat_z
 from permitapi.kit.ids import new_owner_id
-from permitapi.operation import repository, service
-from permitapi.operation.models import Operation
-from permitapi.permit import presenter
 from permitapi.permit import repository as permits
-from permitapi.permit.lookup import Target, permit_not_found, unavailable
-from permitapi.permit.refresh import RefreshOutcome, refresh
+from permitapi.permit.lookup import status_record as presenter
+from permitapi.permit.lookup.refresh import RefreshOutcome, refresh
+from permitapi.permit.lookup.service import Target, permit_not_found, unavailable
+from permitapi.permit.operation import repository, service
+from permitapi.permit.operation.models import Operation
 from permitapi.worker import progress
 
-log = logging.getLogger("permitapi.operation.jobs")
+log = logging.getLogger("permitapi.permit.operation.jobs")
 
 CLAIM_BATCH = 4
 MAX_ATTEMPTS = 3  # a job that killed its worker this often is failed instead of retried

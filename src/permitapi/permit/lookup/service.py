@@ -10,7 +10,6 @@ validation errors and upstream failures without cached data give it back.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -27,21 +26,22 @@ from permitapi.errors import (
     ServiceUnavailable,
     TooManyRequests,
 )
-from permitapi.operation import service as operations
-from permitapi.permit import hot_path, presenter
 from permitapi.permit import repository as permits
-from permitapi.permit.identity import (
-    LOOKED_UP_BEFORE,
+from permitapi.permit.identity.service import (
     check_number,
+    detected,
     explicit_jurisdiction,
-    multiple_jurisdictions,
-    not_supported,
+    match_jurisdiction,
+    unmatched,
 )
-from permitapi.permit.metering import MeterTracker
-from permitapi.permit.refresh import RefreshOutcome, refresh
-from permitapi.sources.detect import Candidate, Confidence, detect, normalize_number
+from permitapi.permit.lookup import status_record as presenter
+from permitapi.permit.lookup.fast import path as hot_path
+from permitapi.permit.lookup.metering import MeterTracker
+from permitapi.permit.lookup.refresh import RefreshOutcome, refresh
+from permitapi.permit.operation import service as operations
+from permitapi.sources.detect import normalize_number
 from permitapi.sources.detect import parse_near as detect_near
-from permitapi.sources.registry import Directory, Jurisdiction
+from permitapi.sources.registry import Jurisdiction
 from permitapi.usage import service as usage
 
 
@@ -107,49 +107,6 @@ async def check_force_refresh(ctx: AppContext, principal: Principal) -> None:
         )
 
 
-# -- jurisdiction resolution ----------------------------------------------------------------------
-
-
-def choose(candidates: list[Candidate]) -> Candidate | None:
-    """Auto-detect: the one strong candidate, or the only candidate there is. Candidates of
-    confidence `none` (no published format fits) are hints, never chosen."""
-    strong = [c for c in candidates if c.confidence == "strong"]
-    if len(strong) == 1:
-        return strong[0]
-    usable = [c for c in candidates if c.confidence != "none"]
-    if len(usable) == 1:
-        return usable[0]
-    return None
-
-
-async def _resolve_held(
-    session: AsyncSession, directory: Directory, raw: str, candidates: list[Candidate]
-) -> tuple[Target | None, list[Candidate]]:
-    """Rule 7: the one jurisdiction where this number (normalised by each jurisdiction's rules)
-    was looked up before. Returns the target, or the candidates to offer: previously looked-up
-    jurisdictions first, then the detected ones."""
-    forms = {j.slug: normalize_number(j, raw) for j in directory}
-    rank = {c.slug: i for i, c in enumerate(candidates)}
-    held = sorted(
-        (
-            slug
-            for slug, number in await permits.holding_number(session, sorted(set(forms.values())))
-            if forms.get(slug) == number
-        ),
-        key=lambda slug: (rank.get(slug, len(rank)), slug),
-    )
-    if len(held) == 1:
-        jurisdiction = directory.get(held[0])
-        if jurisdiction is not None:
-            return Target(jurisdiction, forms[held[0]]), candidates
-    looked_up = [
-        Candidate(j.slug, j.display_name, Confidence.STRONG, LOOKED_UP_BEFORE, forms[j.slug])
-        for slug in held
-        if (j := directory.get(slug)) is not None
-    ]  # fmt: skip
-    return None, looked_up + [c for c in candidates if c.slug not in held]
-
-
 # -- one item ------------------------------------------------------------------------------
 
 
@@ -184,29 +141,18 @@ async def plan_item(
 ) -> Plan:
     """Inside the reservation's transaction: resolve, read the cache, or accept an operation.
     `prefetched`: cache rows already read in bulk (absent key: no row), for batch status."""
-    target: Target | None = None
-    candidates: list[Candidate] = []
+    target: Target
     if query.jurisdiction is not None:
         jurisdiction = explicit_jurisdiction(ctx.directory, query.jurisdiction)
         target = Target(jurisdiction, normalize_number(jurisdiction, query.permit_number))
     else:
-        # A copy: the cached list is shared by every lookup of this number.
-        candidates = list(_detect_cached(ctx.directory, query.permit_number, query.near))
-        chosen = choose(candidates)
-        detected = ctx.directory.get(chosen.slug) if chosen is not None else None
-        if chosen is not None and detected is not None:
-            target = Target(detected, chosen.normalized_number)
-        else:
-            target, candidates = await _resolve_held(
-                session, ctx.directory, query.permit_number, candidates
-            )
-    if target is None:
-        error = (
-            multiple_jurisdictions(query.permit_number, candidates, example_tail="status")
-            if any(c.confidence != "none" for c in candidates)
-            else not_supported(query.permit_number, candidates)
+        match, candidates = await match_jurisdiction(
+            session, ctx.directory, query.permit_number, query.near
         )
-        return Plan(ItemOutcome("error", error=error), units=units)
+        if match is None:
+            error = unmatched(query.permit_number, candidates, example_tail="status")
+            return Plan(ItemOutcome("error", error=error), units=units)
+        target = Target(match.jurisdiction, match.number)
     key = (target.jurisdiction.slug, target.number)
     if prefetched is not None and query.jurisdiction is None and quick_target(ctx, query):
         row = prefetched.get(key)
@@ -286,24 +232,13 @@ async def settle_fetch(
 # -- the hot path: a fresh cache hit ---
 
 
-@functools.lru_cache(maxsize=4096)
-def _detect_cached(
-    directory: Directory, raw: str, near: tuple[float, float] | None
-) -> list[Candidate]:
-    """Detection is pure and the directory immutable; repeat lookups skip the regex sweep."""
-    return detect(directory, raw, near)
-
-
 def quick_target(ctx: AppContext, query: StatusQuery) -> Target | None:
     """The target when it needs no database to resolve (explicit, or detected)."""
     if query.jurisdiction is not None:
         jurisdiction = explicit_jurisdiction(ctx.directory, query.jurisdiction)
         return Target(jurisdiction, normalize_number(jurisdiction, query.permit_number))
-    chosen = choose(_detect_cached(ctx.directory, query.permit_number, query.near))
-    detected = ctx.directory.get(chosen.slug) if chosen is not None else None
-    return (
-        None if chosen is None or detected is None else Target(detected, chosen.normalized_number)
-    )
+    match, _ = detected(ctx.directory, query.permit_number, query.near)
+    return None if match is None else Target(match.jurisdiction, match.number)
 
 
 # -- GET status ----------------------------------------------------------------------------

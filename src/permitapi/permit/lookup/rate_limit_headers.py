@@ -1,4 +1,4 @@
-"""Rate-limit headers after a stored read's settlement (`permit.metering.metered` holds the rule:
+"""Rate-limit headers after a stored read's settlement (`metering.metered` holds the rule:
 reserve, then keep or give back the credit with the read's outcome).
 
 Authentication set the headers before the reservation; a kept reservation moves the meter, so
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from fastapi import Request
 
-from permitapi.permit.metering import MeterTracker
+from permitapi.permit.lookup.metering import MeterTracker
 from permitapi.web.deps import record_meter
 
 

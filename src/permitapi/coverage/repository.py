@@ -10,7 +10,7 @@ from sqlalchemy import case, func, select, true
 from sqlalchemy import insert as sql_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from permitapi.permit.models import CoverageObservation
+from permitapi.coverage.models import CoverageObservation
 
 
 async def insert(

@@ -22,7 +22,7 @@ from typing import Any, Literal, Protocol
 
 from permitapi.account.plans import CACHE_LIFETIME
 from permitapi.kit.clock import isoformat_z
-from permitapi.permit.refresh import NOT_FOUND
+from permitapi.permit.lookup.refresh import NOT_FOUND
 from permitapi.permit.repository import CachedPermit
 from permitapi.sources.base import NormalizedStatus
 from permitapi.sources.registry import Directory

@@ -13,10 +13,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 
 from permitapi.errors import PROBLEM_CONTENT_TYPE
-from permitapi.permit import details
-from permitapi.permit.metering import MeterTracker
-from permitapi.permit.resolution import resolve_permit
-from permitapi.permit.resource_schemas import (
+from permitapi.permit.lookup.metering import MeterTracker
+from permitapi.permit.lookup.rate_limit_headers import settle_headers
+from permitapi.permit.lookup.schemas import MultipleJurisdictionsProblem
+from permitapi.permit.resource import service as details
+from permitapi.permit.resource.resolution import resolve_permit
+from permitapi.permit.resource.schemas import (
     ConditionsResponse,
     HistoryResponse,
     InspectionsResponse,
@@ -24,9 +26,7 @@ from permitapi.permit.resource_schemas import (
     Resolution,
     ResolutionRequest,
 )
-from permitapi.permit.schemas import MultipleJurisdictionsProblem
 from permitapi.web.deps import Authenticated, Ctx
-from permitapi.web.metered import settle_headers
 from permitapi.web.openapi import problem_responses
 
 router = APIRouter(tags=["permits"])
@@ -91,7 +91,7 @@ async def get_permit(
         settle_headers(request, meter)
 
 
-# permit/details.py holds the rules (sandbox refusal, resolution, settlement of the credit).
+# resource/service.py holds the rules (sandbox refusal, resolution, settlement of the credit).
 _DETAIL_COST = (
     "Costs 1 lookup credit (kept on 200, 300 and 404 jurisdiction_not_supported). "
     "Sandbox keys get 404."

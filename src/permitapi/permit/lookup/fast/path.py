@@ -23,8 +23,8 @@ from permitapi.account.service import Principal
 from permitapi.context import AppContext
 from permitapi.errors import Unauthorized
 from permitapi.kit.clock import period_of
-from permitapi.permit import hot_repository
-from permitapi.permit.hot_connections import HotConnections
+from permitapi.permit.lookup.fast import repository as hot_repository
+from permitapi.permit.lookup.fast.connections import HotConnections
 from permitapi.permit.repository import CachedPermit
 from permitapi.usage.service import Reservation
 

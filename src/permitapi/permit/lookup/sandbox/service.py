@@ -1,5 +1,5 @@
 """Sandbox keys (and keyless demo calls): status and batch answered from the curated,
-deterministic demo dataset, `permitapi/demo/dataset.json` (listed in the README).
+deterministic demo dataset, `dataset.json` beside this module (listed in the README).
 
 No portal fetch, no metering, no database reads. Any other number behaves as it would live,
 without a fetch: a number no jurisdiction uses is 404 `jurisdiction_not_supported`, an ambiguous
@@ -17,25 +17,24 @@ from typing import Any
 from permitapi.account.service import Principal
 from permitapi.context import AppContext
 from permitapi.demo.access import DEMO_PRINCIPAL
-from permitapi.demo.dataset import DemoPermit, demo_permits
 from permitapi.errors import ApiError, BadRequest, NotFound
-from permitapi.permit import presenter
-from permitapi.permit.batch import check_batch_size, shape
-from permitapi.permit.identity import (
+from permitapi.permit.identity.service import (
     check_number,
+    detected,
     explicit_jurisdiction,
-    multiple_jurisdictions,
-    not_supported,
+    unmatched,
 )
-from permitapi.permit.lookup import (
+from permitapi.permit.lookup import status_record as presenter
+from permitapi.permit.lookup.batch import check_batch_size, shape
+from permitapi.permit.lookup.sandbox.dataset import DemoPermit, demo_permits
+from permitapi.permit.lookup.service import (
     ItemOutcome,
     StatusQuery,
     Target,
     check_force_refresh,
-    choose,
 )
 from permitapi.permit.repository import CachedPermit
-from permitapi.sources.detect import detect, normalize_number, permit_id
+from permitapi.sources.detect import normalize_number, permit_id
 
 DEMO_PERMITS = demo_permits()
 _BY_NUMBER = {d.permit_number: d for d in DEMO_PERMITS}
@@ -98,16 +97,13 @@ def _item(ctx: AppContext, principal: Principal, query: StatusQuery) -> ItemOutc
     else:
         demo = _BY_NUMBER.get(generic)
     if demo is None:
-        candidates = detect(ctx.directory, query.permit_number, query.near)
-        chosen = choose(candidates)
-        detected = ctx.directory.get(chosen.slug) if chosen is not None else None
+        # Detection only: the sandbox reads no database, so "looked up before" never applies.
+        match, candidates = detected(ctx.directory, query.permit_number, query.near)
         error: ApiError
-        if chosen is not None and detected is not None:
-            error = not_in_dataset(principal, Target(detected, chosen.normalized_number))
-        elif any(c.confidence != "none" for c in candidates):
-            error = multiple_jurisdictions(query.permit_number, candidates, example_tail="status")
+        if match is not None:
+            error = not_in_dataset(principal, Target(match.jurisdiction, match.number))
         else:
-            error = not_supported(query.permit_number, candidates)
+            error = unmatched(query.permit_number, candidates, example_tail="status")
         return ItemOutcome("error", error=error)
     body = presenter.status_record(
         _row(ctx, demo),

@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from permitapi.kit.schema_types import Timestamp
-from permitapi.operation.schemas import OperationOut
+from permitapi.permit.operation.schemas import OperationOut
 from permitapi.web.openapi import Problem
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import and_, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from permitapi.operation.models import Operation
+from permitapi.permit.operation.models import Operation
 
 
 async def insert(session: AsyncSession, operation: Operation) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from permitapi.permit import identity
-from permitapi.permit.resource_schemas import Resolution
+from permitapi.permit.identity import service as identity
+from permitapi.permit.resource.schemas import Resolution
 from permitapi.sources.registry import Directory
 
 

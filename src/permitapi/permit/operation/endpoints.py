@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from permitapi.operation import service
-from permitapi.operation.schemas import OperationOut
+from permitapi.permit.operation import service
+from permitapi.permit.operation.schemas import OperationOut
 from permitapi.web.deps import AuthenticatedFree, Ctx
 from permitapi.web.openapi import problem_responses
 

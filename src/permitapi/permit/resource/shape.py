@@ -12,11 +12,12 @@ from datetime import date, datetime
 from typing import Literal
 
 from permitapi.kit.clock import isoformat_z
-from permitapi.permit import inspection_results
 from permitapi.permit.codec import decode_snapshot
-from permitapi.permit.identity import permit_path, resource_path
+from permitapi.permit.identity.service import permit_path, resource_path
+from permitapi.permit.lookup.schemas import DataFreshness
 from permitapi.permit.models import PermitRecord
-from permitapi.permit.resource_schemas import (
+from permitapi.permit.resource import inspection_results
+from permitapi.permit.resource.schemas import (
     ConditionGroup,
     ConditionItem,
     ConditionsLink,
@@ -35,7 +36,6 @@ from permitapi.permit.resource_schemas import (
     TimelineEntry,
     WorkflowItem,
 )
-from permitapi.permit.schemas import DataFreshness
 from permitapi.sources.base import NormalizedStatus, PermitSnapshot
 from permitapi.sources.registry import Directory
 

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, model_serializer
 
 from permitapi.kit.schema_types import Moment, Timestamp
-from permitapi.permit.schemas import DataFreshness
+from permitapi.permit.lookup.schemas import DataFreshness
 
 Availability = Literal["available", "not_observed"]
 

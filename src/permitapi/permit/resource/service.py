@@ -17,16 +17,19 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from permitapi.account.service import Principal
 from permitapi.context import AppContext
 from permitapi.errors import NotFound
-from permitapi.permit import identity, presenter, repository, resource
-from permitapi.permit.metering import MeterTracker, metered
+from permitapi.permit import repository
+from permitapi.permit.identity import service as identity
+from permitapi.permit.lookup import status_record as presenter
+from permitapi.permit.lookup.metering import MeterTracker, metered
+from permitapi.permit.lookup.schemas import DataFreshness
 from permitapi.permit.models import PermitRecord
-from permitapi.permit.resource_schemas import (
+from permitapi.permit.resource import shape as resource
+from permitapi.permit.resource.schemas import (
     ConditionsResponse,
     HistoryResponse,
     InspectionsResponse,
     PermitResource,
 )
-from permitapi.permit.schemas import DataFreshness
 from permitapi.sources.registry import Directory
 
 

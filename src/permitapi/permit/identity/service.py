@@ -1,15 +1,17 @@
-"""Which permit a (number, jurisdiction?) pair names: the rules shared by resolutions and the
-inspections, conditions and history endpoints.
+"""Which permit a (number, jurisdiction?) pair names: the rules shared by status lookups, batch
+items, the sandbox, resolutions and the inspections, conditions and history endpoints.
 
 A number with an explicit jurisdiction is normalised with that jurisdiction's rules. Without one,
-a number looked up before in exactly one jurisdiction resolves there (status rule 7), a format
-distinctive to one jurisdiction resolves there, and anything else is ambiguous (300 with ranked
-candidates, each carrying the permit_id it would produce) or unsupported (404).
+a format distinctive to one jurisdiction resolves there, else a number looked up before in
+exactly one jurisdiction resolves there (status rule 7), and anything else is ambiguous (300
+with ranked candidates, each carrying the permit_id it would produce) or unsupported (404):
+`match_jurisdiction`, the one home of that rule.
 """
 
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -163,38 +165,101 @@ def not_supported(raw: str, hints: Sequence[detect.Candidate] = ()) -> NotFound:
     )
 
 
-@dataclass(slots=True)
-class _Findings:
-    detected: list[detect.Candidate]  # strong and weak
-    hints: list[detect.Candidate]  # confidence `none`: never an answer
-    stored: list[PermitRecord]  # rows with a representation this number normalises to
+# -- the jurisdiction of a number given without one ---------------------------------------------
+# One rule for status lookups, batch items, the sandbox, resolutions and the stored reads:
+# 1. detection, which needs no database (a fresh cache hit must not wait for one): the one
+#    strong candidate, or the only candidate whose format fits at all (confidence `none` is a
+#    hint, never chosen);
+# 2. otherwise (status rule 7) the one jurisdiction where this number, normalised by each
+#    jurisdiction's rules, has a stored representation;
+# 3. otherwise 300 with the stored jurisdictions first, then every detected candidate, or 404
+#    when no candidate's format fits.
 
 
-async def _find(session: AsyncSession, directory: Directory, number: str) -> _Findings:
-    found = detect.detect(directory, number)
-    detected = [c for c in found if c.confidence != "none"]
-    forms = {j.slug: detect.normalize_number(j, number) for j in directory}
-    rows = await repository.with_numbers(session, set(forms.values()))
-    stored = [r for r in rows if forms.get(r.jurisdiction) == r.permit_number and r.snapshot]
-    rank = {c.slug: i for i, c in enumerate(detected)}
-    stored.sort(key=lambda r: (rank.get(r.jurisdiction, len(rank)), r.jurisdiction))
-    return _Findings(detected, [c for c in found if c.confidence == "none"], stored)
+@dataclass(frozen=True, slots=True)
+class Match:
+    """Where a number without an explicit jurisdiction belongs, and why."""
+
+    jurisdiction: Jurisdiction
+    number: str  # normalised by that jurisdiction's rules
+    how: How
 
 
-def _ambiguous(
-    directory: Directory, number: str, findings: _Findings, example_tail: str | None
-) -> MultipleChoices:
-    """Stored jurisdictions first (previously looked up), then the detected ones."""
-    candidates = [
+def choose(candidates: Sequence[detect.Candidate]) -> detect.Candidate | None:
+    """Auto-detect: the one strong candidate, or the only candidate there is. Candidates of
+    confidence `none` (no published format fits) are hints, never chosen."""
+    strong = [c for c in candidates if c.confidence == "strong"]
+    if len(strong) == 1:
+        return strong[0]
+    usable = [c for c in candidates if c.confidence != "none"]
+    if len(usable) == 1:
+        return usable[0]
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _detect_cached(
+    directory: Directory, raw: str, near: tuple[float, float] | None
+) -> list[detect.Candidate]:
+    """Detection is pure and the directory immutable; repeat lookups skip the regex sweep. The
+    list is shared by every caller: never mutate it."""
+    return detect.detect(directory, raw, near)
+
+
+def detected(
+    directory: Directory, raw: str, near: tuple[float, float] | None = None
+) -> tuple[Match | None, Sequence[detect.Candidate]]:
+    """Step 1 alone: the detected match, or None and the (shared, ranked) candidates."""
+    candidates = _detect_cached(directory, raw, near)
+    chosen = choose(candidates)
+    jurisdiction = directory.get(chosen.slug) if chosen is not None else None
+    if chosen is None or jurisdiction is None:
+        return None, candidates
+    return Match(jurisdiction, chosen.normalized_number, "detected"), candidates
+
+
+async def match_jurisdiction(
+    session: AsyncSession, directory: Directory, raw: str, near: tuple[float, float] | None = None
+) -> tuple[Match | None, list[detect.Candidate]]:
+    """The whole rule: the match, or None and the candidates to offer (stored jurisdictions
+    first, marked as looked up before, then the detected ones)."""
+    match, found = detected(directory, raw, near)
+    if match is not None:
+        return match, list(found)
+    forms = {j.slug: detect.normalize_number(j, raw) for j in directory}
+    rank = {c.slug: i for i, c in enumerate(found)}
+    held = sorted(
+        (
+            slug
+            for slug, number in await repository.holding_number(
+                session, sorted(set(forms.values()))
+            )
+            if forms.get(slug) == number
+        ),
+        key=lambda slug: (rank.get(slug, len(rank)), slug),
+    )
+    if len(held) == 1:
+        jurisdiction = directory.get(held[0])
+        if jurisdiction is not None:
+            return Match(jurisdiction, forms[held[0]], "previously_looked_up"), list(found)
+    looked_up = [
         detect.Candidate(
-            j.slug, j.display_name, detect.Confidence.STRONG, LOOKED_UP_BEFORE, row.permit_number
+            j.slug, j.display_name, detect.Confidence.STRONG, LOOKED_UP_BEFORE, forms[j.slug]
         )
-        for row in findings.stored
-        if (j := directory.get(row.jurisdiction)) is not None
+        for slug in held
+        if (j := directory.get(slug)) is not None
     ]
-    seen = {c.slug for c in candidates}
-    candidates += [c for c in findings.detected if c.slug not in seen]
-    return multiple_jurisdictions(number, candidates, example_tail=example_tail)
+    return None, looked_up + [c for c in found if c.slug not in held]
+
+
+def unmatched(
+    raw: str, candidates: Sequence[detect.Candidate], *, example_tail: str | None
+) -> MultipleChoices | NotFound:
+    """The error for a number no jurisdiction was matched to: 300 when some candidate's format
+    fits, else 404 listing the hints."""
+    if any(c.confidence != "none" for c in candidates):
+        return multiple_jurisdictions(raw, candidates, example_tail=example_tail)
+    return not_supported(raw, candidates)
 
 
 async def resolve(
@@ -223,26 +288,13 @@ async def resolve(
             raise number_format_mismatch(jurisdiction, number)
         return identity_of(jurisdiction, normalized, "explicit"), row
 
-    findings = await _find(session, directory, number)
-    detected_slugs = [c.slug for c in findings.detected]
-    if len(findings.stored) == 1:
-        row = findings.stored[0]
-        stored_in = directory.get(row.jurisdiction)
-        # A distinctive format pointing elsewhere contradicts the stored row: ask.
-        contradicted = len(detected_slugs) == 1 and detected_slugs != [row.jurisdiction]
-        if stored_in is not None and not contradicted:
-            how: How = (
-                "detected" if detected_slugs == [row.jurisdiction] else "previously_looked_up"
-            )
-            return identity_of(stored_in, row.permit_number, how), row
-    if not findings.stored and len(findings.detected) == 1:
-        only = findings.detected[0]
-        detected_in = directory.get(only.slug)
-        if detected_in is not None:
-            return identity_of(detected_in, only.normalized_number, "detected"), None
-    if not findings.stored and not findings.detected:
-        raise not_supported(number, findings.hints)
-    raise _ambiguous(directory, number, findings, example_tail)
+    match, candidates = await match_jurisdiction(session, directory, number)
+    if match is None:
+        raise unmatched(number, candidates, example_tail=example_tail)
+    row = await repository.get_by_identity(session, match.jurisdiction.slug, match.number)
+    return identity_of(match.jurisdiction, match.number, match.how), (
+        row if row is not None and row.snapshot else None
+    )
 
 
 def not_looked_up(identity: Identity, tail: str) -> NotFound:

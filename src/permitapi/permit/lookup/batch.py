@@ -17,8 +17,10 @@ from permitapi.account.service import Principal
 from permitapi.context import AppContext
 from permitapi.errors import ApiError, BadRequest
 from permitapi.permit import repository as permits
-from permitapi.permit.identity import check_number
-from permitapi.permit.lookup import (
+from permitapi.permit.identity.service import check_number
+from permitapi.permit.lookup.metering import MeterTracker
+from permitapi.permit.lookup.refresh import refresh_many
+from permitapi.permit.lookup.service import (
     ItemOutcome,
     Plan,
     StatusQuery,
@@ -27,8 +29,6 @@ from permitapi.permit.lookup import (
     quick_target,
     settle_fetch,
 )
-from permitapi.permit.metering import MeterTracker
-from permitapi.permit.refresh import refresh_many
 from permitapi.usage import service as usage
 
 

@@ -19,8 +19,8 @@ from permitapi.errors import NotFound
 from permitapi.event import service as events
 from permitapi.kit.clock import isoformat_z
 from permitapi.kit.ids import new_uuid
-from permitapi.operation import repository
-from permitapi.operation.models import Operation
+from permitapi.permit.operation import repository
+from permitapi.permit.operation.models import Operation
 from permitapi.usage import repository as meters
 
 OPERATION_TYPE = "permit_refresh"

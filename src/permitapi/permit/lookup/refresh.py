@@ -23,8 +23,8 @@ from typing import Literal
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from permitapi.context import AppContext
+from permitapi.coverage import service as coverage
 from permitapi.kit.ids import new_owner_id
-from permitapi.permit import coverage
 from permitapi.permit import repository as permits
 from permitapi.permit.codec import encode_snapshot
 from permitapi.sources.base import (
@@ -39,7 +39,7 @@ from permitapi.sources.registry import Jurisdiction
 from permitapi.sources.status import NORMALIZATION_VERSION
 from permitapi.watch import observation
 
-log = logging.getLogger("permitapi.permit.refresh")
+log = logging.getLogger("permitapi.permit.lookup.refresh")
 
 WAIT_POLL_SECONDS = 0.05
 DEFAULT_RETRY_AFTER = 30

@@ -12,9 +12,12 @@ from typing import Any
 from permitapi.account.service import Principal
 from permitapi.context import AppContext
 from permitapi.demo.access import DEMO_PRINCIPAL
-from permitapi.permit import batch, hot_path, lookup, sandbox
-from permitapi.permit.lookup import ItemOutcome, StatusQuery
-from permitapi.permit.metering import MeterTracker
+from permitapi.permit.lookup import batch
+from permitapi.permit.lookup import service as lookup
+from permitapi.permit.lookup.fast import path as hot_path
+from permitapi.permit.lookup.metering import MeterTracker
+from permitapi.permit.lookup.sandbox import service as sandbox
+from permitapi.permit.lookup.service import ItemOutcome, StatusQuery
 
 
 async def _still_active(ctx: AppContext, principal: Principal) -> None:

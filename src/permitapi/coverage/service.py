@@ -13,8 +13,8 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from permitapi.account.plans import COVERAGE_SAMPLE_WINDOW
+from permitapi.coverage import repository as coverage_repository
 from permitapi.kit.clock import isoformat_z
-from permitapi.permit import coverage_repository
 from permitapi.sources.base import PermitSnapshot
 from permitapi.sources.registry import Directory
 

@@ -13,16 +13,18 @@ from fastapi.responses import Response
 from permitapi.account.service import Principal
 from permitapi.context import AppContext
 from permitapi.errors import PROBLEM_CONTENT_TYPE
-from permitapi.operation.schemas import OperationOut
-from permitapi.permit import dispatch, lookup
-from permitapi.permit.lookup import ItemOutcome, StatusQuery
-from permitapi.permit.metering import MeterTracker
-from permitapi.permit.schemas import (
+from permitapi.permit.lookup import sandbox_or_live as dispatch
+from permitapi.permit.lookup import service as lookup
+from permitapi.permit.lookup.fast.route import direct_route, query_bool
+from permitapi.permit.lookup.metering import MeterTracker
+from permitapi.permit.lookup.schemas import (
     BatchRequest,
     BatchResponse,
     MultipleJurisdictionsProblem,
     PermitStatus,
 )
+from permitapi.permit.lookup.service import ItemOutcome, StatusQuery
+from permitapi.permit.operation.schemas import OperationOut
 from permitapi.web.deps import (
     AuthenticatedOrDemo,
     Ctx,
@@ -31,7 +33,6 @@ from permitapi.web.deps import (
     refresh_rate_limit_headers,
     require_principal_or_demo,
 )
-from permitapi.web.direct_route import direct_route, query_bool
 from permitapi.web.openapi import problem_responses
 
 router = APIRouter(tags=["permits"])
@@ -128,9 +129,9 @@ async def get_permit_status(
 
 
 async def _status_direct(request: Request) -> Response:
-    """GET status without FastAPI's parameter solver (web/direct_route.py): the same order as
-    the declared signature (authentication and burst window first, then the parameters) and
-    the same validation, then the endpoint above."""
+    """GET status without FastAPI's parameter solver (`fast/route.py`): the same order as the
+    declared signature (authentication and burst window first, then the parameters) and the
+    same validation, then the endpoint above."""
     ctx = get_ctx_now(request)
     principal = await require_principal_or_demo(request, ctx)
     query = request.query_params

@@ -1,0 +1,1 @@
+"""Which permit a (number, jurisdiction?) pair names, and the paths that name it."""

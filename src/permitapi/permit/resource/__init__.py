@@ -1,0 +1,2 @@
+"""Stored reads: resolutions, the canonical permit resource, inspections, conditions and
+history."""
