@@ -30,9 +30,9 @@ import json, os, selectors, signal, sys, traceback
 
 import permitapi.cli as cli
 # What the commands import lazily.
-import permitapi.app, permitapi.worker.runner, permitapi.operation.jobs  # noqa
-import permitapi.webhook.engine, permitapi.webhook.retention  # noqa
-import permitapi.watch.check, permitapi.saved_search.jobs, permitapi.permit_created.monitor  # noqa
+import permitapi.app, permitapi.composition, permitapi.worker.runner  # noqa
+import permitapi.operation.jobs, permitapi.webhook.jobs  # noqa
+import permitapi.watch.jobs, permitapi.saved_search.jobs, permitapi.permit_created.jobs  # noqa
 
 def report(message):
     os.write(1, (json.dumps(message) + "\n").encode())

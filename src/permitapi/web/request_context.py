@@ -24,8 +24,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from permitapi.db.outage import is_database_outage
 from permitapi.errors import PROBLEM_CONTENT_TYPE, InternalError, problem_body
-from permitapi.observability import logs
-from permitapi.observability.metrics import HTTP_LATENCY, HTTP_REQUESTS
+from permitapi.telemetry import logs
+from permitapi.telemetry.metrics import HTTP_LATENCY, HTTP_REQUESTS
 
 REQUEST_ID_HEADER = "x-request-id"
 
