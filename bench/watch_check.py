@@ -31,7 +31,7 @@ from permitapi.kit.clock import FrozenClock
 from permitapi.kit.ids import new_uuid
 from permitapi.permit.lookup.refresh import refresh_many
 from permitapi.watch import repository
-from permitapi.watch.check import WatchCheck
+from permitapi.watch.jobs import WatchCheck
 from permitapi.watch.models import Watch
 
 FAMILIES = {

@@ -38,7 +38,7 @@ from permitapi.event import feed
 from permitapi.event import service as events
 from permitapi.event.models import DomainEvent, FeedEntry
 from permitapi.webhook import service as webhooks
-from permitapi.webhook.engine import DeliveryJobs
+from permitapi.webhook.jobs import DeliveryJobs
 from permitapi.worker.runner import Worker
 
 WEBHOOKS = 20

@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
-from permitapi import __version__
+from permitapi import __version__, composition
 from permitapi.account import key_invalidation
 from permitapi.config import Settings, get_settings
 from permitapi.context import AppContext
@@ -22,7 +22,6 @@ from permitapi.jurisdiction.endpoints import router as jurisdiction_router
 from permitapi.kit import gc_tuning
 from permitapi.kit.clock import Clock, SystemClock
 from permitapi.mcp.server import ToolServer
-from permitapi.observability import logs
 from permitapi.observability.endpoints import router as metrics_router
 from permitapi.permit.lookup.endpoints import router as permit_router
 from permitapi.permit.lookup.fast import path as hot_path
@@ -39,6 +38,7 @@ from permitapi.sources.policies import build_policies, default_policy
 from permitapi.sources.registry import Directory, default_directory
 from permitapi.sources.shared_circuit import SharedCircuits
 from permitapi.sources.shared_pace import SharedPacer
+from permitapi.telemetry import logs
 from permitapi.usage.burst import BurstLimiter
 from permitapi.usage.endpoints import router as usage_router
 from permitapi.watch.endpoints import router as watch_router
@@ -64,6 +64,7 @@ def build_context(
     settings: Settings, clock: Clock | None = None, directory: Directory | None = None
 ) -> AppContext:
     """Everything a request or job needs. The caller closes `engine` and `gateway`."""
+    composition.wire()
     engine = create_engine(settings.database_url, pool_size=settings.database_pool_size)
     sessionmaker = create_sessionmaker(engine)
     clock = clock or SystemClock()

@@ -17,24 +17,24 @@ import typer
 import uvicorn
 from sqlalchemy.engine.url import make_url
 
-from permitapi import dev_state
+from permitapi import composition, dev_state
 from permitapi.account import key_invalidation
 from permitapi.account import repository as account_rows
 from permitapi.account import service as accounts
 from permitapi.account.plans import PlanName
+from permitapi.app import build_context, create_app
 from permitapi.config import DEFAULT_SQLITE_PATH, MIN_SECRET_KEY_BYTES, Settings, sqlite_url
 from permitapi.db import migrate
 from permitapi.db.engine import create_engine, create_sessionmaker
 from permitapi.errors import ApiError
 from permitapi.kit.clock import SystemClock
-from permitapi.observability import logs
-from permitapi.permit_created.monitor import PermitCreatedMonitor
 from permitapi.portalsim.app import DEFAULT_SEED, create_sim_app
-from permitapi.saved_search.jobs import SavedSearchEvaluations
-from permitapi.source_health.canary_job import CanaryPass
 from permitapi.sources.canary.command import sources_app
-from permitapi.watch.check import WatchCheck
+from permitapi.telemetry import logs
+from permitapi.watch.jobs import WatchCheck
 from permitapi.worker import progress
+from permitapi.worker.daily_pass import DailyPass
+from permitapi.worker.runner import Worker
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__, rich_markup_mode=None)
 db_app = typer.Typer(no_args_is_help=True, help="Database migrations.")
@@ -320,15 +320,12 @@ SQLITE_PROCESSES_WARNING = (
 @app.command()
 def worker() -> None:
     """Run the background job runner until SIGINT/SIGTERM."""
-    from permitapi.app import build_context
-    from permitapi.worker.runner import Worker
-
     settings = Settings()
     logs.configure(settings.effective_log_format, settings.log_level)
 
     async def main() -> None:
         ctx = build_context(settings)
-        runner = Worker(ctx)
+        runner = Worker(ctx, composition.job_sources())
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, runner.stop)
@@ -344,9 +341,7 @@ def worker() -> None:
 @jobs_app.command("list")
 def jobs_list() -> None:
     """Every job source and schedule the worker runs."""
-    from permitapi.worker import runner
-
-    typer.echo(runner.job_sources.__doc__ or "")
+    typer.echo(composition.job_sources.__doc__ or "")
 
 
 @jobs_app.command("run")
@@ -364,19 +359,16 @@ def jobs_run(
     """Run one pass of one job source now: progress on stderr (a bar on a terminal, a count
     every few seconds otherwise), then a summary. Beside a running `permitapi dev` it uses that
     server's database and portal simulator unless the environment says otherwise."""
-    from permitapi.app import build_context
-    from permitapi.worker import runner
-
     try:
-        source = runner.source_named(name)
+        source = composition.source_named(name)
     except KeyError:
-        names = ", ".join(s.name for s in runner.job_sources())
+        names = ", ".join(s.name for s in composition.job_sources())
         _fail(f"unknown job source {name!r}; known: {names}")
         return
     if isinstance(source, WatchCheck):
         # Run now means every watched permit, due or not.
         source = WatchCheck(force=True)
-    elif isinstance(source, SavedSearchEvaluations | PermitCreatedMonitor | CanaryPass):
+    elif isinstance(source, DailyPass):
         # A daily pass run now even if it ran today (never while another worker runs it).
         source = type(source)(force=True)
     settings = _settings_beside_dev(show=True)
@@ -389,7 +381,7 @@ def jobs_run(
 
     async def main() -> tuple[int, list[str]]:
         ctx = build_context(settings)
-        worker = runner.Worker(ctx, [source])
+        worker = Worker(ctx, [source])
         try:
             with progress.reporting(reporter):
                 return await worker.run_once(), worker.failed
@@ -481,9 +473,6 @@ def dev(
 ) -> None:
     """Offline development server on embedded defaults (SQLite under ./var), with the portal
     simulator mounted at /_sim and every jurisdiction pointed at it."""
-    from permitapi.app import create_app
-    from permitapi.worker.runner import in_process_worker
-
     settings = dev_settings(host, port)
     logs.configure(settings.effective_log_format, settings.log_level)
     migrate.upgrade(settings.database_url)
@@ -498,7 +487,7 @@ def dev(
     typer.echo(f"portal simulator: {settings.portal_base_url}  (control: {SIM_PREFIX}/_control)")
     simulator = create_sim_app(seed=seed, latency_ms=latency_ms)
     application = create_app(
-        settings, extra_lifespans=[in_process_worker], mounts={SIM_PREFIX: simulator}
+        settings, extra_lifespans=[composition.in_process_worker], mounts={SIM_PREFIX: simulator}
     )
     # For the commands run beside this server (`permitapi jobs run`): its database and simulator.
     assert settings.portal_base_url is not None

@@ -48,13 +48,13 @@ from permitapi.event.models import DomainEvent, FeedEntry
 from permitapi.event.service import PERMIT_EVENT_TYPES
 from permitapi.permit.operation.jobs import MAX_ATTEMPTS
 from permitapi.permit.operation.models import Operation
-from permitapi.permit_created.monitor import PermitCreatedMonitor
+from permitapi.permit_created.jobs import PermitCreatedMonitor
 from permitapi.saved_search.jobs import SavedSearchEvaluations
 from permitapi.saved_search.models import SavedSearch
 from permitapi.usage import repository as meters
 from permitapi.watch.models import WatchedPermit
 from permitapi.webhook.models import WebhookDelivery
-from permitapi.worker.leases import JobLease
+from permitapi.worker.models import JobLease
 from tests.conftest import TEST_SECRET
 from tests.support import databases
 from tests.support.cli import cli_env, fresh_database

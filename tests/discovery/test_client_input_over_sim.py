@@ -20,13 +20,13 @@ from permitapi.context import AppContext
 from permitapi.discovery import cursor
 from permitapi.discovery.filters import parse_search
 from permitapi.kit.clock import FrozenClock
-from permitapi.observability.metrics import QUERY_DEFECTS
 from permitapi.portalsim.app import create_sim_app
 from permitapi.sources.base import QueryNotBuilt, SearchCriteria
 from permitapi.sources.epicla.adapter import EpicLaAdapter
 from permitapi.sources.families import SIMULATORS
 from permitapi.sources.http import PortalHttp
 from permitapi.sources.ladbs.adapter import LadbsAdapter
+from permitapi.telemetry.metrics import QUERY_DEFECTS
 from tests.conftest import TEST_SECRET
 from tests.foundation.test_problems import assert_problem
 from tests.support.accounts import make_account

@@ -371,7 +371,7 @@ async def test_worker_purges_expired_rows(
     client: httpx.AsyncClient, ctx: AppContext, clock: FrozenClock
 ) -> None:
     from permitapi.idempotency import repository
-    from permitapi.idempotency.jobs import PURGE_INTERVAL, IdempotencyPurge
+    from permitapi.idempotency.jobs import IdempotencyPurge
 
     assert (await post(client, {"a": 1})).status_code == 201
     scope = service.scope_of(None, "127.0.0.1")
@@ -379,7 +379,7 @@ async def test_worker_purges_expired_rows(
     await purge.run_due(ctx)
     async with ctx.sessionmaker() as session:
         assert await repository.find(session, scope, k("key-1")) is not None
-    clock.advance(timedelta(hours=24) + PURGE_INTERVAL)
+    clock.advance(timedelta(hours=24) + IdempotencyPurge.interval)
     assert await purge.run_due(ctx) >= 1
     async with ctx.sessionmaker() as session:
         assert await repository.find(session, scope, k("key-1")) is None

@@ -17,7 +17,7 @@ from permitapi.app import create_app
 from permitapi.config import Settings
 from permitapi.context import AppContext
 from permitapi.kit.clock import FrozenClock
-from permitapi.observability import logs
+from permitapi.telemetry import logs
 from tests.support.accounts import make_account
 
 

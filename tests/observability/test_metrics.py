@@ -18,7 +18,7 @@ from permitapi.kit.ids import new_uuid
 from permitapi.permit.operation.models import Operation
 from permitapi.watch.models import WatchedPermit
 from permitapi.webhook.models import WebhookDelivery
-from permitapi.worker.leases import JobLease
+from permitapi.worker.models import JobLease
 from tests.support.accounts import make_account
 from tests.support.fake_portal import FakePortal, snapshot
 

@@ -13,7 +13,7 @@ import pytest
 from permitapi.app import create_app
 from permitapi.config import Settings
 from permitapi.kit.clock import FrozenClock
-from permitapi.observability import logs
+from permitapi.telemetry import logs
 from tests.support.dev_server import free_port
 
 REDIS_URL = "redis://127.0.0.1:6379/0"

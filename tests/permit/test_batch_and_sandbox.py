@@ -76,9 +76,10 @@ async def test_batch_browser_backed_misses_become_operations(
         headers={"X-API-Key": key},
     )
     assert first.status_code == 202
+    from permitapi.composition import job_sources
     from permitapi.worker.runner import Worker
 
-    await Worker(ctx).run_once()
+    await Worker(ctx, job_sources()).run_once()
     # Cached now, and remembered; force the cache stale by a different permit in the batch:
     body = (
         await client.post(

@@ -13,6 +13,7 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
+from permitapi.composition import job_sources
 from permitapi.context import AppContext
 from permitapi.portalsim.app import create_sim_app
 from permitapi.portalsim.store import SimStore
@@ -73,7 +74,7 @@ async def _lookup(
     )
     assert accepted.status_code == 202, accepted.text
     assert accepted.headers["Location"] == accepted.json()["poll_url"]
-    assert await Worker(ctx).run_once() >= 1
+    assert await Worker(ctx, job_sources()).run_once() >= 1
     done = await client.get(accepted.json()["poll_url"], headers={"X-API-Key": key})
     body: dict[str, Any] = done.json()
     assert body["status"] == "succeeded", body

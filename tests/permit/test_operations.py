@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import httpx
 
+from permitapi.composition import job_sources
 from permitapi.context import AppContext
 from permitapi.event import repository as events
 from permitapi.sources.base import RetryLater
@@ -45,7 +46,7 @@ async def test_browser_backed_miss_is_202_then_worker_succeeds(
 
     polled = await client.get(operation["poll_url"], headers={"X-API-Key": key})
     assert polled.json()["status"] == "pending"
-    assert await Worker(ctx).run_once() == 1
+    assert await Worker(ctx, job_sources()).run_once() == 1
     done = (await client.get(operation["poll_url"], headers={"X-API-Key": key})).json()
     assert done["status"] == "succeeded"
     assert done["started_at"] is not None
@@ -59,7 +60,7 @@ async def test_browser_backed_miss_is_202_then_worker_succeeds(
     assert len(emitted) == 1
     assert emitted[0]["operation_id"] == operation["operation_id"]
     assert emitted[0]["status"] == "succeeded"
-    assert await Worker(ctx).run_once() == 0
+    assert await Worker(ctx, job_sources()).run_once() == 0
     assert len(await completed_events(ctx)) == 1
 
     # Now cached: synchronous, and rule 7 needs no jurisdiction.
@@ -108,7 +109,7 @@ async def test_failed_operation_releases_credits(
         ACA_PATH, params={"jurisdiction": "aca:sandiego"}, headers={"X-API-Key": key}
     )
     assert await used(ctx, key) == 1
-    await Worker(ctx).run_once()
+    await Worker(ctx, job_sources()).run_once()
     done = (await client.get(accepted.json()["poll_url"], headers={"X-API-Key": key})).json()
     assert done["status"] == "failed"
     assert done["result"] is None
@@ -126,7 +127,7 @@ async def test_missing_permit_operation_succeeds_with_not_found_result(
     accepted = await client.get(
         ACA_PATH, params={"jurisdiction": "aca:sandiego"}, headers={"X-API-Key": key}
     )
-    await Worker(ctx).run_once()
+    await Worker(ctx, job_sources()).run_once()
     done = (await client.get(accepted.json()["poll_url"], headers={"X-API-Key": key})).json()
     assert done["status"] == "succeeded"
     assert done["result"]["status"] == 404
@@ -149,7 +150,7 @@ async def test_force_refresh_respond_async_reserves_ten(
     assert accepted.headers["Retry-After"] == "2"
     assert accepted.headers["Location"].startswith("/api/v1/operations/")
     assert await used(ctx, key) == 10
-    await Worker(ctx).run_once()
+    await Worker(ctx, job_sources()).run_once()
     done = (await client.get(accepted.headers["Location"], headers={"X-API-Key": key})).json()
     assert done["status"] == "succeeded"
     assert done["result"]["source"] == "live_scrape"

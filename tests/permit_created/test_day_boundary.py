@@ -13,7 +13,7 @@ import pytest
 
 from permitapi.context import AppContext
 from permitapi.kit.clock import FrozenClock
-from permitapi.permit_created.monitor import PermitCreatedMonitor
+from permitapi.permit_created.jobs import PermitCreatedMonitor
 from permitapi.portalsim.app import create_sim_app
 from permitapi.sources.epicla.adapter import EpicLaAdapter
 from permitapi.sources.families import SIMULATORS

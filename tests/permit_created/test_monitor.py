@@ -15,11 +15,11 @@ import pytest
 from permitapi.account import service as accounts
 from permitapi.context import AppContext
 from permitapi.kit.clock import isoformat_z
-from permitapi.permit_created import monitor as monitor_module
+from permitapi.permit_created import jobs as monitor_module
 from permitapi.permit_created import repository
-from permitapi.permit_created.monitor import PermitCreatedMonitor
+from permitapi.permit_created.jobs import PermitCreatedMonitor
 from permitapi.sources.base import RetryLater
-from permitapi.webhook.engine import DeliveryJobs
+from permitapi.webhook.jobs import DeliveryJobs
 from tests.saved_search.conftest import (
     add_city,
     add_county,

@@ -16,7 +16,7 @@ from permitapi.kit.clock import isoformat_z
 from permitapi.saved_search import repository
 from permitapi.saved_search.jobs import SavedSearchEvaluations
 from permitapi.sources.base import Blocked, RetryLater
-from permitapi.webhook.engine import DeliveryJobs
+from permitapi.webhook.jobs import DeliveryJobs
 from tests.saved_search.conftest import (
     URL,
     Key,

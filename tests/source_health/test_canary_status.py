@@ -15,7 +15,7 @@ from starlette.applications import Starlette
 
 from permitapi.context import AppContext
 from permitapi.portalsim.app import create_sim_app
-from permitapi.source_health.canary_job import CanaryPass
+from permitapi.source_health.jobs import CanaryPass
 from permitapi.sources.canary.check import load_records
 from permitapi.sources.gateway import SourceGateway
 from tests.support.canary import seed_canary_records

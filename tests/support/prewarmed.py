@@ -28,11 +28,7 @@ from tests.support.cli import cli_env
 _SERVER = r"""
 import json, os, selectors, signal, sys, traceback
 
-import permitapi.cli as cli
-# What the commands import lazily.
-import permitapi.app, permitapi.worker.runner, permitapi.permit.operation.jobs  # noqa
-import permitapi.webhook.engine, permitapi.webhook.retention  # noqa
-import permitapi.watch.check, permitapi.saved_search.jobs, permitapi.permit_created.monitor  # noqa
+import permitapi.cli as cli  # imports all its commands run: app, composition, every job
 
 def report(message):
     os.write(1, (json.dumps(message) + "\n").encode())

@@ -16,8 +16,8 @@ from permitapi.kit.clock import FrozenClock
 from permitapi.permit.lookup.refresh import refresh
 from permitapi.sources.base import Inspection, NormalizedStatus
 from permitapi.sources.registry import Jurisdiction
-from permitapi.watch.check import WatchCheck, WatchCheckIncomplete
-from permitapi.webhook.engine import DeliveryJobs
+from permitapi.watch.jobs import WatchCheck, WatchCheckIncomplete
+from permitapi.webhook.jobs import DeliveryJobs
 from tests.support.fake_portal import FakePortal, snapshot
 from tests.support.receiver import Receiver
 from tests.watch.test_watch_api import LADBS, watch

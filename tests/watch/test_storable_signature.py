@@ -4,7 +4,7 @@ text plus a digest of the whole, so that they fit and every change is still told
 
 from __future__ import annotations
 
-from permitapi.watch.check import SIGNATURE_MAX, storable_signature
+from permitapi.watch.jobs import SIGNATURE_MAX, storable_signature
 
 
 def test_a_signature_that_fits_is_kept_as_it_is() -> None:

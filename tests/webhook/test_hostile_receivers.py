@@ -18,7 +18,7 @@ from permitapi.context import AppContext
 from permitapi.kit.clock import FrozenClock
 from permitapi.kit.retry_after import MAX_RETRY_AFTER_SECONDS
 from permitapi.webhook import schedule
-from permitapi.webhook.engine import DeliveryJobs
+from permitapi.webhook.jobs import DeliveryJobs
 from tests.support.receiver import Answer, Receiver
 from tests.webhook.conftest import new_key, register
 from tests.webhook.test_delivery import deliveries, emit

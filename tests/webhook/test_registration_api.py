@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from permitapi.context import AppContext
-from permitapi.webhook.engine import DeliveryJobs
+from permitapi.webhook.jobs import DeliveryJobs
 from tests.foundation.test_problems import assert_problem
 from tests.support.receiver import Receiver
 from tests.webhook.conftest import new_key, register

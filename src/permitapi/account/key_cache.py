@@ -20,13 +20,13 @@ import contextlib
 import logging
 import random
 import time
-import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from permitapi.account import key_caches
 from permitapi.account.service import Principal, hash_key, looks_like_key, resolve_key
 
 DEFAULT_TTL_SECONDS = 15.0
@@ -35,7 +35,6 @@ TTL_JITTER = 0.2
 DEFAULT_MAX_ENTRIES = 10_000
 
 log = logging.getLogger(__name__)
-_caches: weakref.WeakSet[KeyCache] = weakref.WeakSet()
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +59,7 @@ class KeyCache:
         # Bumped by every invalidation: a read that started before one must not cache what it
         # read (it may be the row as it was before the change).
         self._generation = 0
-        _caches.add(self)
+        key_caches.register(self)
 
     async def resolve(
         self, maker: async_sessionmaker[AsyncSession], raw_key: str
@@ -141,20 +140,3 @@ class KeyCache:
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-
-
-def invalidate_everywhere(key_hash: str) -> None:
-    """Drop a key from every cache of this process (called on deactivation)."""
-    for cache in list(_caches):
-        cache.invalidate(key_hash)
-
-
-def invalidate_account_everywhere(account_id: str) -> None:
-    """Drop an account's keys from every cache of this process (a plan change)."""
-    for cache in list(_caches):
-        cache.invalidate_account(account_id)
-
-
-def clear_everywhere() -> None:
-    for cache in list(_caches):
-        cache.clear()

@@ -20,7 +20,7 @@ from typing import Any, Final
 import redis.asyncio as redis
 from redis.exceptions import RedisError
 
-from permitapi.account.key_cache import (
+from permitapi.account.key_caches import (
     clear_everywhere,
     invalidate_account_everywhere,
     invalidate_everywhere,

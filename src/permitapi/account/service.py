@@ -8,6 +8,7 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from permitapi.account import repository
+from permitapi.account.key_caches import invalidate_account_everywhere, invalidate_everywhere
 from permitapi.account.plans import (
     Meter,
     Plan,
@@ -129,16 +130,12 @@ async def resolve_key(session: AsyncSession, raw_key: str) -> Principal | None:
 async def deactivate_key(session: AsyncSession, raw_key: str, now: datetime) -> None:
     if not await repository.deactivate_key(session, hash_key(raw_key), now):
         raise NotFound("No active key matches.", code="api_key_not_found")
-    # Imported here: key_cache imports this module. Other processes hear of it through Redis
-    # when the caller announces it after commit (cli.py), or their caches expire on their own.
-    from permitapi.account.key_cache import invalidate_everywhere
-
+    # Other processes hear of it through Redis when the caller announces it after commit
+    # (cli.py), or their caches expire on their own.
     invalidate_everywhere(hash_key(raw_key))
 
 
 async def set_plan(session: AsyncSession, account_id: str, plan: PlanName) -> None:
     if not await repository.set_plan(session, account_id, plan.value):
         raise NotFound(f"No account {account_id}.", code="account_not_found")
-    from permitapi.account.key_cache import invalidate_account_everywhere
-
     invalidate_account_everywhere(account_id)

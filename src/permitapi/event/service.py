@@ -4,13 +4,17 @@
 entry per recipient key, and one pending webhook delivery per matching active webhook of those
 keys: the event, its feed entries and its deliveries exist exactly when the change that caused
 them commits. Monitors decide *who* is told (the recipients); nothing here sends anything.
+
+The deliveries are written by a subscriber (`webhook.fanout.enqueue_deliveries`) that the
+composition module registers with `subscribe`: the delivery side imports this module, so this
+one cannot import it back.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
 from datetime import datetime
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -44,6 +48,33 @@ PERMIT_EVENT_TYPES: Final = (
 )
 
 
+class Subscriber(Protocol):
+    """Told of every event `emit` records, in the same transaction, after its feed entries."""
+
+    async def __call__(
+        self,
+        session: AsyncSession,
+        *,
+        event_id: str,
+        event_type: str,
+        permit_number: str | None,
+        jurisdiction: str | None,
+        data: dict[str, Any],
+        timestamp: datetime,
+        recipients: Collection[str],
+        now: datetime,
+    ) -> object: ...
+
+
+_subscribers: list[Subscriber] = []
+
+
+def subscribe(subscriber: Subscriber) -> None:
+    """Tell `subscriber` of every event from now on (once, however often it is subscribed)."""
+    if subscriber not in _subscribers:
+        _subscribers.append(subscriber)
+
+
 async def emit(
     session: AsyncSession,
     event_type: str,
@@ -64,8 +95,6 @@ async def emit(
     """
     if event_type not in EVENT_TYPES:
         raise ValueError(f"unknown event type {event_type!r}")
-    from permitapi.webhook import fanout  # the delivery side imports event; keep it one-way
-
     event_id = new_uuid()
     appended_at = created_at or occurred_at
     seq = await repository.insert_event(
@@ -80,15 +109,16 @@ async def emit(
         created_at=appended_at,
     )
     await repository.insert_feed_entries(session, seq, recipients, appended_at)
-    await fanout.enqueue_deliveries(
-        session,
-        event_id=event_id,
-        event_type=event_type,
-        permit_number=permit_number,
-        jurisdiction=jurisdiction,
-        data=data,
-        timestamp=occurred_at,
-        recipients=recipients,
-        now=appended_at,
-    )
+    for subscriber in _subscribers:
+        await subscriber(
+            session,
+            event_id=event_id,
+            event_type=event_type,
+            permit_number=permit_number,
+            jurisdiction=jurisdiction,
+            data=data,
+            timestamp=occurred_at,
+            recipients=recipients,
+            now=appended_at,
+        )
     return event_id

@@ -25,7 +25,7 @@ from starlette.requests import Request
 
 from permitapi.errors import ApiError, BadRequest, problem_body
 from permitapi.mcp import hints, render
-from permitapi.observability.metrics import REFUSALS
+from permitapi.telemetry.metrics import REFUSALS
 
 ARGUMENTS = "arguments"
 KEYLESS_REFUSAL = (

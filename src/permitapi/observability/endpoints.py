@@ -10,7 +10,7 @@ from starlette.responses import Response
 
 from permitapi.errors import Unauthorized
 from permitapi.observability import service
-from permitapi.observability.metrics import REGISTRY
+from permitapi.telemetry.metrics import REGISTRY
 from permitapi.web.deps import Ctx
 from permitapi.web.openapi import problem_responses
 

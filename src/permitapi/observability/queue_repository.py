@@ -16,7 +16,8 @@ from permitapi.db.base import stored_utc
 from permitapi.permit.operation.models import Operation
 from permitapi.watch.models import WatchedPermit
 from permitapi.webhook.models import WebhookDelivery
-from permitapi.worker.leases import JobLease, is_due
+from permitapi.worker.leases import is_due
+from permitapi.worker.models import JobLease
 
 
 @dataclass(frozen=True)

@@ -7,15 +7,15 @@ import logging
 from permitapi.context import AppContext
 from permitapi.health.probes import ping_redis
 from permitapi.observability import queue_repository
-from permitapi.observability.metrics import (
+from permitapi.permit_created import jobs as permit_created
+from permitapi.saved_search import jobs as saved_searches
+from permitapi.sources.circuit import CircuitState
+from permitapi.telemetry.metrics import (
     CIRCUIT_STATE,
     DEPENDENCY_UP,
     QUEUE_DEPTH,
     QUEUE_OLDEST_AGE,
 )
-from permitapi.permit_created import monitor as permit_created
-from permitapi.saved_search import jobs as saved_searches
-from permitapi.sources.circuit import CircuitState
 
 log = logging.getLogger("permitapi.metrics")
 DAILY_PASSES = (

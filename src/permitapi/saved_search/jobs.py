@@ -22,34 +22,26 @@ from permitapi.saved_search.evaluation import EvaluationResult, evaluate
 from permitapi.saved_search.models import SavedSearch
 from permitapi.saved_search.service import entitled_plans
 from permitapi.worker import progress
-from permitapi.worker.leases import PassLease
+from permitapi.worker.daily_pass import DAILY, DailyPass
 
 log = logging.getLogger("permitapi.saved_search.jobs")
 
 NAME: Final = "saved-searches"
-PERIOD: Final = timedelta(days=1)
+PERIOD: Final = DAILY
 # Renewed after every batch; a batch of evaluations takes well under this.
 LEASE: Final = timedelta(minutes=30)
 CONCURRENCY: Final = 4  # evaluations at once: each reads both sources
 IDLE_POLL_SECONDS: Final = 60.0
 
 
-class SavedSearchEvaluations:
+class SavedSearchEvaluations(DailyPass):
     """Job source `saved-searches`; `run_due` returns the number of searches evaluated."""
 
     name = NAME
+    lease_length = LEASE
+    idle_poll_seconds = IDLE_POLL_SECONDS
 
-    def __init__(self, *, force: bool = False) -> None:
-        """`force`: run the pass now even if it ran today (`permitapi jobs run`)."""
-        self.force = force
-        self.lease = PassLease(NAME, period=PERIOD, lease=LEASE)
-
-    def poll_interval(self, ctx: AppContext) -> float:
-        return IDLE_POLL_SECONDS
-
-    async def run_due(self, ctx: AppContext) -> int:
-        if not await self.lease.claim(ctx, force=self.force):
-            return 0
+    async def run_pass(self, ctx: AppContext) -> int:
         async with ctx.sessionmaker() as session:
             searches = await repository.evaluable(session, entitled_plans())
         progress.expect(len(searches))

@@ -16,10 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from datetime import date, datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from permitapi.sources.registry import Jurisdiction
+from permitapi.sources.registry import Jurisdiction
 
 
 class NormalizedStatus(StrEnum):

@@ -18,7 +18,6 @@ import time
 from collections.abc import Awaitable, Mapping, Sequence
 from typing import Protocol, TypeVar
 
-from permitapi.observability.metrics import PORTAL_FETCHES, QUERY_DEFECTS
 from permitapi.sources.base import (
     Blocked,
     NotFoundAtSource,
@@ -35,6 +34,7 @@ from permitapi.sources.browser.reader import PageReader
 from permitapi.sources.families import ADAPTERS, load
 from permitapi.sources.http import PortalHttp
 from permitapi.sources.registry import Jurisdiction
+from permitapi.telemetry.metrics import PORTAL_FETCHES, QUERY_DEFECTS
 
 T = TypeVar("T")
 log = logging.getLogger("permitapi.sources.gateway")

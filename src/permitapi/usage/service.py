@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from permitapi.account.key_cache import invalidate_everywhere
+from permitapi.account.key_caches import invalidate_everywhere
 from permitapi.account.plans import Meter
 from permitapi.account.service import Principal
 from permitapi.errors import TooManyRequests, Unauthorized

@@ -19,7 +19,7 @@ the permit may be watched again.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
@@ -31,6 +31,7 @@ from permitapi.event.examples import status_transition
 from permitapi.kit.clock import isoformat_z
 from permitapi.permit import repository as permits
 from permitapi.permit.codec import decode_snapshot
+from permitapi.permit.observers import AfterStore
 from permitapi.sources.base import Inspection, NormalizedStatus, PermitSnapshot
 from permitapi.watch import repository
 from permitapi.watch.models import Watch
@@ -160,7 +161,7 @@ async def watched_before(
 async def emit_changes(
     session: AsyncSession,
     watched: Sequence[Watched],
-    stored: dict[tuple[str, str], PermitSnapshot],
+    stored: Mapping[tuple[str, str], PermitSnapshot],
     now: datetime,
 ) -> int:
     """Emit the events of each watched permit that was just stored; returns how many."""
@@ -188,3 +189,20 @@ async def emit_changes(
         if after.status in TERMINAL:
             await repository.complete_watches(session, watch_ids, now)
     return emitted
+
+
+async def observe_store(
+    session: AsyncSession, identities: Sequence[tuple[str, str]]
+) -> AfterStore | None:
+    """The store observer (`permit.observers`) the composition module registers: the watched
+    permits among `identities` are read before the store and their events emitted after it."""
+    watched = await watched_before(session, identities)
+    if not watched:
+        return None
+
+    async def emit_after_store(
+        session: AsyncSession, stored: Mapping[tuple[str, str], PermitSnapshot], now: datetime
+    ) -> int:
+        return await emit_changes(session, watched, stored, now)
+
+    return emit_after_store

@@ -23,6 +23,7 @@ from permitapi.account import service as accounts
 from permitapi.account.plans import Meter
 from permitapi.account.service import Principal
 from permitapi.context import AppContext
+from permitapi.demo.access import admit
 from permitapi.errors import TooManyRequests, Unauthorized
 from permitapi.usage import service as usage
 from permitapi.usage.service import MeterState
@@ -144,8 +145,6 @@ async def require_principal_or_demo(request: Request, ctx: Ctx) -> Principal:
     """Status and batch: with a key, `require_principal_cached`; without one, the anonymous
     demo (permitapi.demo.access: the sandbox's dataset, a per-address daily cap)."""
     if request.headers.get(API_KEY_HEADER) is None:
-        from permitapi.demo.access import admit  # the demo imports this module's peers
-
         principal = await admit(request, ctx)
         request.state.principal = principal
         return principal

@@ -33,7 +33,7 @@ from fastapi.routing import APIRoute, RouteContext, iter_route_contexts
 from pydantic import BaseModel, Field
 
 from permitapi.errors import PROBLEM_CONTENT_TYPE
-from permitapi.web import api_catalog, openapi_completion, openapi_examples
+from permitapi.web import api_catalog, deps, openapi_completion, openapi_examples
 
 _DESCRIPTIONS = {
     300: "Ambiguous: several jurisdictions match",
@@ -273,8 +273,6 @@ def _calls(dependant: Dependant) -> Iterator[Callable[..., Any] | None]:
 def _key_use(route: RouteContext) -> str | None:
     """How the operation uses X-API-Key: it is "required"; "optional" (keyless calls are
     answered too); "demo" (keyless calls are the anonymous demo); None: public, no key read."""
-    from permitapi.web import deps  # deps imports the services; this module is imported early
-
     calls = [call for call in _calls(route.dependant) if call is not None]
     required = (
         deps.require_principal,

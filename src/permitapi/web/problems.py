@@ -25,7 +25,7 @@ from permitapi.errors import (
     UnsupportedMediaType,
     problem_body,
 )
-from permitapi.observability.metrics import REFUSALS
+from permitapi.telemetry.metrics import REFUSALS
 from permitapi.web.deps import rate_limit_headers_for_refusal
 
 

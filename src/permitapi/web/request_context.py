@@ -23,8 +23,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from permitapi.db.outage import is_database_outage
 from permitapi.errors import InternalError
-from permitapi.observability import logs
-from permitapi.observability.metrics import HTTP_LATENCY, HTTP_REQUESTS
+from permitapi.telemetry import logs
+from permitapi.telemetry.metrics import HTTP_LATENCY, HTTP_REQUESTS
 from permitapi.web.asgi_problem import problem_messages
 
 REQUEST_ID_HEADER = "x-request-id"

@@ -18,8 +18,8 @@ from permitapi.kit.clock import isoformat_z
 from permitapi.kit.ids import new_uuid
 from permitapi.webhook import attempt, fanout, service
 from permitapi.webhook.destination import Resolver
-from permitapi.webhook.engine import signed_request
 from permitapi.webhook.models import Webhook
+from permitapi.webhook.signed_headers import signed_request
 
 TEST_EVENT = "test"
 

@@ -13,7 +13,7 @@ from sqlalchemy import or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from permitapi.db.upsert import insert_or_ignore
-from permitapi.worker.leases import JobLease
+from permitapi.worker.models import JobLease
 
 
 async def try_acquire(

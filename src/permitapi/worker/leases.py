@@ -1,13 +1,13 @@
-"""Periodic passes that any number of workers run once per period: the `job_leases` table and
-`PassLease`, the claim rule every daily pass uses (saved searches, permit_created, the watch
-check).
+"""Periodic passes that any number of workers run once per period: `PassLease`, the claim
+rule every daily pass uses (saved searches, permit_created, the watch check).
 
-One row per pass name: who holds it (`owner`), until when (`leased_until`), and when the pass
-last completed (`last_completed_at`). A pass is due when it never completed or its last
-completion is at least one period old. A worker runs a due pass only while it holds the lease,
-so two workers never run one pass at once; a worker that dies loses the lease when it lapses,
-and another takes the pass over. A pass that fails without completing keeps its lease until a
-retry moment of its choosing (`postpone`), so a failing pass is retried later, not in a loop.
+One `job_leases` row (worker/models.py) per pass name: who holds it (`owner`), until when
+(`leased_until`), and when the pass last completed (`last_completed_at`). A pass is due when
+it never completed or its last completion is at least one period old. A worker runs a due
+pass only while it holds the lease, so two workers never run one pass at once; a worker that
+dies loses the lease when it lapses, and another takes the pass over. A pass that fails
+without completing keeps its lease until a retry moment of its choosing (`postpone`), so a
+failing pass is retried later, not in a loop.
 """
 
 from __future__ import annotations
@@ -15,25 +15,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from sqlalchemy import String
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import Mapped, mapped_column
 
 from permitapi.context import AppContext
-from permitapi.db.base import Base, UTCDateTime
 from permitapi.kit.ids import new_owner_id
+from permitapi.worker import lease_repository
 
 # How long a worker that found a pass held by another waits before asking the database again.
 HELD_RECHECK = timedelta(minutes=1)
-
-
-class JobLease(Base):
-    __tablename__ = "job_leases"
-
-    name: Mapped[str] = mapped_column(String(64), primary_key=True)
-    owner: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    leased_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
-    last_completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
 def is_due(last_completed: datetime | None, period: timedelta, now: datetime) -> bool:
@@ -60,8 +49,6 @@ class PassLease:
         in the same transaction, the due check again: another worker may have completed the
         pass between the read and the claim.
         """
-        from permitapi.worker import lease_repository  # the repository imports this model
-
         now = ctx.clock.now()
         if force:
             async with ctx.transaction() as session:
@@ -97,8 +84,6 @@ class PassLease:
     async def renew(self, ctx: AppContext) -> bool:
         """Extend the lease of a pass still running; False when it was lost (it lapsed and
         another worker took the pass over: stop)."""
-        from permitapi.worker import lease_repository
-
         now = ctx.clock.now()
         async with ctx.transaction() as session:
             return await lease_repository.try_acquire(
@@ -108,8 +93,6 @@ class PassLease:
     async def complete(self, session: AsyncSession, now: datetime) -> bool:
         """Record completion in the caller's transaction (with the pass's own writes, so they
         commit together); False when the lease was lost."""
-        from permitapi.worker import lease_repository
-
         done = await lease_repository.complete(session, self.name, self.owner, now)
         if done:
             self._next_check = now + self.period
@@ -117,8 +100,6 @@ class PassLease:
 
     async def postpone(self, ctx: AppContext, until: datetime) -> None:
         """A failed pass: keep the lease until `until`, when any worker may retry it."""
-        from permitapi.worker import lease_repository
-
         async with ctx.transaction() as session:
             await lease_repository.try_acquire(
                 session, self.name, self.owner, ctx.clock.now(), until

@@ -1,8 +1,9 @@
 """Runs job sources. Each source claims due rows (with a lease), runs them and reports how many
 it handled; a crashed worker's leases expire and another worker takes over.
 
-Every schedule and job source is listed in `job_sources()`, the one place they are named. Each
-source runs in its own loop, so a long operation refresh never delays a webhook delivery.
+Every schedule and job source is listed in `composition.job_sources()`, the one place they are
+named; this module only runs what it is given. Each source runs in its own loop, so a long
+operation refresh never delays a webhook delivery.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from collections.abc import AsyncIterator
 from typing import Protocol, runtime_checkable
 
 from permitapi.context import AppContext
-from permitapi.idempotency.jobs import IdempotencyPurge
 
 log = logging.getLogger("permitapi.worker")
 
@@ -39,58 +39,10 @@ class ClosableSource(Protocol):
     async def aclose(self) -> None: ...
 
 
-def job_sources() -> list[JobSource]:
-    """Every job source of the service: what runs, and on which schedule.
-
-    idempotency-purge   every 10 min: expired Idempotency-Key rows
-    operations          continuously: due operations (asynchronous refreshes)
-    deliveries          continuously (idle poll 0.2 s): due webhook delivery attempts
-    watch-check         every 5 min: watched permits due for their daily check (LADBS and
-                        EPIC-LA batched through their change feeds once a day, Accela
-                        permits one by one, each on its own daily slot)
-    retention           every 10 min: events, feed entries and delivery history past 30 days
-    saved-searches      once a day (leased, one worker): every active saved search evaluated;
-                        new matches emit criteria_match, failures retried the next day
-    permit-created      once a day (leased, one worker): LADBS and EPIC-LA permits issued in
-                        the last three days; new identities emit permit_created; a partial
-                        or capped read emits nothing and is retried after 30 min
-    sources-canary      once a day (leased, one worker) when PERMITAPI_CANARY_DAILY=true: the
-                        drift canary's known public records read from the portals; each
-                        jurisdiction's verdict goes to /developers/status.json; a failed pass
-                        is retried after 30 min
-    """
-    # jobs import services; keep lazy
-    from permitapi.permit.operation.jobs import OperationJobs
-    from permitapi.permit_created.monitor import PermitCreatedMonitor
-    from permitapi.saved_search.jobs import SavedSearchEvaluations
-    from permitapi.source_health.canary_job import CanaryPass
-    from permitapi.watch.check import WatchCheck
-    from permitapi.webhook.engine import DeliveryJobs
-    from permitapi.webhook.retention import MonitoringRetention
-
-    return [
-        IdempotencyPurge(),
-        OperationJobs(),
-        DeliveryJobs(),
-        MonitoringRetention(),
-        WatchCheck(),
-        SavedSearchEvaluations(),
-        PermitCreatedMonitor(),
-        CanaryPass(),
-    ]
-
-
-def source_named(name: str) -> JobSource:
-    for source in job_sources():
-        if source.name == name:
-            return source
-    raise KeyError(name)
-
-
 class Worker:
-    def __init__(self, ctx: AppContext, sources: list[JobSource] | None = None) -> None:
+    def __init__(self, ctx: AppContext, sources: list[JobSource]) -> None:
         self.ctx = ctx
-        self.sources = job_sources() if sources is None else sources
+        self.sources = sources
         self._stopping = asyncio.Event()
         # Sources whose pass raised (logged, and the loop goes on): `permitapi jobs run` exits
         # non-zero on them, so an operator's "run it now" does not report a crash as done.
@@ -137,9 +89,9 @@ class Worker:
 
 
 @contextlib.asynccontextmanager
-async def in_process_worker(ctx: AppContext) -> AsyncIterator[Worker]:
+async def in_process_worker(ctx: AppContext, sources: list[JobSource]) -> AsyncIterator[Worker]:
     """Runs the worker inside the API process (dev mode)."""
-    worker = Worker(ctx)
+    worker = Worker(ctx, sources)
     task = asyncio.create_task(worker.run_forever(), name="permitapi-worker")
     try:
         yield worker

@@ -27,6 +27,7 @@ from permitapi.coverage import service as coverage
 from permitapi.kit.ids import new_owner_id
 from permitapi.permit import repository as permits
 from permitapi.permit.codec import encode_snapshot
+from permitapi.permit.observers import before_store
 from permitapi.sources.base import (
     Blocked,
     NotFoundAtSource,
@@ -37,7 +38,6 @@ from permitapi.sources.base import (
 from permitapi.sources.detect import permit_id
 from permitapi.sources.registry import Jurisdiction
 from permitapi.sources.status import NORMALIZATION_VERSION
-from permitapi.watch import observation
 
 log = logging.getLogger("permitapi.permit.lookup.refresh")
 
@@ -225,16 +225,18 @@ def _fetched(
 async def _store(session: AsyncSession, results: list[_Fetched], now: datetime) -> None:
     """Record fetch results on their permits rows (dropping the leases), plus the coverage
     observations of the successful ones: four statements, whatever the count, unless a
-    permit is watched (then its events are emitted in this transaction: watch.observation)."""
+    permit is watched (then its events are emitted in this transaction by the store observer
+    the composition module registers: watch.observation)."""
     fetched = [(f, f.snapshot) for f in results if f.snapshot is not None]
     identities = [(f.jurisdiction.slug, f.number) for f, _ in fetched]
-    watched = await observation.watched_before(session, identities)
+    pending = await before_store(session, identities)
     await permits.store_snapshots(
         session, [_representation(f, snapshot) for f, snapshot in fetched], now
     )
-    if watched:
+    if pending:
         stored = {(f.jurisdiction.slug, f.number): snapshot for f, snapshot in fetched}
-        await observation.emit_changes(session, watched, stored, now)
+        for after in pending:
+            await after(session, stored, now)
     await coverage.record_observations(session, [snapshot for _, snapshot in fetched], now)
     failures = [
         (f.jurisdiction.slug, f.number, _failure_reason(f.outcome))

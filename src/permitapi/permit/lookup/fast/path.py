@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy.engine.url import make_url
 
-from permitapi.account.key_cache import invalidate_everywhere
+from permitapi.account.key_caches import invalidate_everywhere
 from permitapi.account.plans import Meter
 from permitapi.account.service import Principal
 from permitapi.context import AppContext

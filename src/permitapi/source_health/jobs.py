@@ -18,32 +18,28 @@ from permitapi.source_health import service
 from permitapi.source_health.repository import CANARY_OPERATION
 from permitapi.sources.canary.check import CanaryReport, RecordReport, load_records, run_canary
 from permitapi.worker import progress
-from permitapi.worker.leases import PassLease
+from permitapi.worker.daily_pass import DailyPass
 
 PASS_NAME = "sources-canary"  # noqa: S105 - a job name, not a secret
-PERIOD = timedelta(days=1)
 LEASE = timedelta(minutes=30)
 RETRY_AFTER_FAILURE = timedelta(minutes=30)
 POLL_SECONDS = 60.0
 _RANK = {"ok": 0, "unreached": 1, "drift": 2}
 
 
-class CanaryPass:
+class CanaryPass(DailyPass):
     name = PASS_NAME
+    lease_length = LEASE
+    idle_poll_seconds = POLL_SECONDS
 
     def __init__(self, *, force: bool = False) -> None:
-        self.force = force
-        self.lease = PassLease(PASS_NAME, PERIOD, LEASE)
+        super().__init__(force=force)
         self.last: CanaryReport | None = None
 
-    def poll_interval(self, ctx: AppContext) -> float:
-        return POLL_SECONDS
+    def enabled(self, ctx: AppContext) -> bool:
+        return ctx.settings.canary_daily
 
-    async def run_due(self, ctx: AppContext) -> int:
-        if not (ctx.settings.canary_daily or self.force):
-            return 0
-        if not await self.lease.claim(ctx, force=self.force):
-            return 0
+    async def run_pass(self, ctx: AppContext) -> int:
         records = load_records()
         progress.expect(len(records))
         try:

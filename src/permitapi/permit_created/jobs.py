@@ -43,12 +43,12 @@ from permitapi.saved_search.service import entitled_plans
 from permitapi.sources.base import SearchHit
 from permitapi.webhook.fanout import matches
 from permitapi.worker import lease_repository, progress
-from permitapi.worker.leases import PassLease
+from permitapi.worker.daily_pass import DAILY, DailyPass
 
 log = logging.getLogger("permitapi.permit_created")
 
 NAME: Final = "permit-created"
-PERIOD: Final = timedelta(days=1)
+PERIOD: Final = DAILY
 LEASE: Final = timedelta(minutes=30)
 RETRY_DELAY: Final = timedelta(minutes=30)
 WINDOW_DAYS: Final = 3
@@ -76,22 +76,14 @@ def window_start(ctx: AppContext) -> date:
     return min(days) - timedelta(days=WINDOW_DAYS - 1)
 
 
-class PermitCreatedMonitor:
+class PermitCreatedMonitor(DailyPass):
     """Job source `permit-created`; `run_due` returns the number of identities checked."""
 
     name = NAME
+    lease_length = LEASE
+    idle_poll_seconds = IDLE_POLL_SECONDS
 
-    def __init__(self, *, force: bool = False) -> None:
-        """`force`: run the pass now even if it ran today (`permitapi jobs run`)."""
-        self.force = force
-        self.lease = PassLease(NAME, period=PERIOD, lease=LEASE)
-
-    def poll_interval(self, ctx: AppContext) -> float:
-        return IDLE_POLL_SECONDS
-
-    async def run_due(self, ctx: AppContext) -> int:
-        if not await self.lease.claim(ctx, force=self.force):
-            return 0
+    async def run_pass(self, ctx: AppContext) -> int:
         try:
             hits = await self._read_window(ctx)
             checked, new, emitted = await self._record(ctx, hits)

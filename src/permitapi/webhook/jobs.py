@@ -1,4 +1,4 @@
-"""The delivery engine: the worker's job source that attempts due webhook deliveries.
+"""The delivery engine (job source `deliveries`): the worker attempts due webhook deliveries.
 
 A pass leases up to CONCURRENCY webhooks that have due deliveries (the lease is on the webhook,
 so each has at most one attempt in flight, across every worker) and drains each one's due
@@ -21,14 +21,19 @@ from datetime import datetime, timedelta
 from typing import Any, Final
 
 import httpx
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from permitapi.account.plans import EVENTS_RETENTION
 from permitapi.context import AppContext
+from permitapi.event import repository as events
 from permitapi.kit.ids import new_owner_id
-from permitapi.observability.metrics import DELIVERY_OUTCOMES
-from permitapi.webhook import attempt, repository, schedule, signing
+from permitapi.telemetry.metrics import DELIVERY_OUTCOMES
+from permitapi.webhook import attempt, repository, schedule
 from permitapi.webhook.destination import Resolver
 from permitapi.webhook.models import Webhook, WebhookDelivery
+from permitapi.webhook.signed_headers import signed_request
 from permitapi.worker import progress
+from permitapi.worker.purge import Purge
 
 log = logging.getLogger("permitapi.webhook.engine")
 
@@ -42,27 +47,6 @@ DISABLE_AFTER_CONSECUTIVE_FAILURES: Final = schedule.MAX_ATTEMPTS
 
 def _lease(ctx: AppContext) -> timedelta:
     return timedelta(seconds=ctx.settings.delivery_lease_seconds)
-
-
-def secrets_in_force(webhook: Webhook, now: datetime) -> list[str]:
-    """The current secret, then the previous one while its rotation overlap lasts."""
-    found = [webhook.secret]
-    until = webhook.previous_secret_valid_until
-    if webhook.previous_secret and until is not None and until > now:
-        found.append(webhook.previous_secret)
-    return found
-
-
-def signed_request(
-    webhook: Webhook, delivery_id: str, event_type: str, body: bytes, now: datetime
-) -> dict[str, str]:
-    return signing.delivery_headers(
-        secrets_in_force=secrets_in_force(webhook, now),
-        delivery_id=delivery_id,
-        event_type=event_type,
-        timestamp=int(now.timestamp()),
-        body=body,
-    )
 
 
 @dataclass
@@ -201,3 +185,16 @@ class DeliveryJobs:
         if outcome.attempted == 0:
             outcome.webhook_values.clear()
         return outcome
+
+
+class MonitoringRetention(Purge):
+    """Worker job `retention`: events, events-feed entries and webhook delivery history are
+    kept 30 days (EVENTS_RETENTION), then deleted, at most once per `interval` per worker."""
+
+    name = "retention"
+
+    async def purge(self, session: AsyncSession, now: datetime) -> int:
+        cutoff = now - EVENTS_RETENTION
+        purged = await events.purge_before(session, cutoff)
+        purged += await repository.purge_deliveries_before(session, cutoff)
+        return purged
