@@ -64,14 +64,14 @@ from permitapi.mcp.schemas import (
     output_schema,
 )
 from permitapi.permit.identity import service as identity
-from permitapi.permit.lookup import sandbox_or_live as dispatch
+from permitapi.permit.lookup import sandbox_or_live
 from permitapi.permit.lookup import service as lookup
 from permitapi.permit.lookup.metering import MeterTracker
 from permitapi.permit.lookup.schemas import BatchResponse, PermitStatus
 from permitapi.permit.lookup.service import StatusQuery
 from permitapi.permit.operation import service as operations
 from permitapi.permit.operation.schemas import OperationOut
-from permitapi.permit.resource import service as details
+from permitapi.permit.resource import service as resource
 from permitapi.permit.resource.resolution import resolve_permit
 from permitapi.permit.resource.schemas import (
     ConditionsResponse,
@@ -201,7 +201,7 @@ async def _permit_status(call: ToolCall, args: StatusInput) -> dict[str, Any]:
         near=lookup.parse_near(args.near),
         respond_async=args.respond_async,
     )
-    item = await dispatch.permit_status(call.ctx, call.principal, query, call.meter)
+    item = await sandbox_or_live.permit_status(call.ctx, call.principal, query, call.meter)
     if item.kind == "record":
         return item.body
     if item.kind == "operation":
@@ -232,7 +232,9 @@ async def _get_operation(call: ToolCall, args: OperationIdInput) -> dict[str, An
 
 
 async def _batch(call: ToolCall, args: BatchInput) -> dict[str, Any]:
-    return await dispatch.batch_status(call.ctx, call.principal, args.permit_numbers, call.meter)
+    return await sandbox_or_live.batch_status(
+        call.ctx, call.principal, args.permit_numbers, call.meter
+    )
 
 
 async def _jurisdictions(call: ToolCall, args: NoInput) -> dict[str, Any]:
@@ -263,25 +265,25 @@ async def _resolve(call: ToolCall, args: PermitRef) -> dict[str, Any]:
 
 async def _canonical(call: ToolCall, args: PermitIdInput) -> dict[str, Any]:
     permit_id = str(uuid.UUID(args.permit_id))
-    return _json(await details.canonical_permit(call.ctx, call.principal, permit_id, call.meter))
+    return _json(await resource.canonical_permit(call.ctx, call.principal, permit_id, call.meter))
 
 
 async def _inspections(call: ToolCall, args: PermitRef) -> dict[str, Any]:
-    found = await details.inspections(
+    found = await resource.inspections(
         call.ctx, call.principal, args.permit_number, args.jurisdiction, call.meter
     )
     return _json(found)
 
 
 async def _conditions(call: ToolCall, args: PermitRef) -> dict[str, Any]:
-    found = await details.conditions(
+    found = await resource.conditions(
         call.ctx, call.principal, args.permit_number, args.jurisdiction, call.meter
     )
     return _json(found)
 
 
 async def _history(call: ToolCall, args: PermitRef) -> dict[str, Any]:
-    found = await details.history(
+    found = await resource.history(
         call.ctx, call.principal, args.permit_number, args.jurisdiction, call.meter
     )
     return _json(found)

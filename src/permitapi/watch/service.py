@@ -25,7 +25,7 @@ from permitapi.kit.clock import isoformat_z
 from permitapi.kit.ids import new_uuid
 from permitapi.permit import repository as permits
 from permitapi.permit.identity import service as identity
-from permitapi.permit.lookup import status_record as presenter
+from permitapi.permit.lookup import status_record
 from permitapi.permit.lookup.refresh import refresh
 from permitapi.permit.lookup.service import Target, permit_not_found, unavailable
 from permitapi.sources.detect import normalize_number
@@ -121,8 +121,8 @@ async def enroll(
         "permit_number": row.display_number if row is not None else number,
         "jurisdiction": slug,
         "jurisdiction_display": target.jurisdiction.display_name,
-        "status": presenter.display_status(row.raw_status if row is not None else None),
-        "status_phase": presenter.status_phase(row.normalized_status if row else None),
+        "status": status_record.display_status(row.raw_status if row is not None else None),
+        "status_phase": status_record.status_phase(row.normalized_status if row else None),
         "watching": True,
         "created_at": isoformat_z(watch.created_at),
     }
@@ -176,7 +176,7 @@ async def list_watches(ctx: AppContext, principal: Principal) -> dict[str, Any]:
             {
                 "permit_number": row.display_number if row is not None else watch.permit_number,
                 "jurisdiction": watch.jurisdiction,
-                "status": presenter.display_status(row.raw_status if row is not None else None),
+                "status": status_record.display_status(row.raw_status if row is not None else None),
                 "created_at": isoformat_z(watch.created_at),
                 "last_event_at": (
                     isoformat_z(watch.last_event_at) if watch.last_event_at else None

@@ -13,7 +13,7 @@ from fastapi.responses import Response
 from permitapi.account.service import Principal
 from permitapi.context import AppContext
 from permitapi.errors import PROBLEM_CONTENT_TYPE
-from permitapi.permit.lookup import sandbox_or_live as dispatch
+from permitapi.permit.lookup import sandbox_or_live
 from permitapi.permit.lookup import service as lookup
 from permitapi.permit.lookup.fast.route import direct_route, query_bool
 from permitapi.permit.lookup.metering import MeterTracker
@@ -122,7 +122,7 @@ async def get_permit_status(
     )
     meter = MeterTracker()
     try:
-        item = await dispatch.permit_status(ctx, principal, query, meter)
+        item = await sandbox_or_live.permit_status(ctx, principal, query, meter)
     finally:
         await _settled(request, ctx, principal, meter)
     return _answer(item, preference_applied=query.respond_async and query.force_refresh)
@@ -170,7 +170,7 @@ async def post_batch_status(
 ) -> Response:
     meter = MeterTracker()
     try:
-        body = await dispatch.batch_status(ctx, principal, payload.permit_numbers, meter)
+        body = await sandbox_or_live.batch_status(ctx, principal, payload.permit_numbers, meter)
     finally:
         await _settled(request, ctx, principal, meter)
     return _json(body)

@@ -34,7 +34,7 @@ from permitapi.permit.identity.service import (
     match_jurisdiction,
     unmatched,
 )
-from permitapi.permit.lookup import status_record as presenter
+from permitapi.permit.lookup import status_record
 from permitapi.permit.lookup.fast import path as hot_path
 from permitapi.permit.lookup.metering import MeterTracker
 from permitapi.permit.lookup.refresh import RefreshOutcome, refresh
@@ -114,11 +114,11 @@ def _record(
     ctx: AppContext,
     principal: Principal,
     row: permits.CachedPermit,
-    source: presenter.Source,
+    source: status_record.Source,
     now: datetime,
     stale_reason: str | None = None,
 ) -> ItemOutcome:
-    body = presenter.status_record(
+    body = status_record.status_record(
         row,
         ctx.directory,
         source=source,
@@ -160,9 +160,9 @@ async def plan_item(
         row = await permits.read_cached(session, *key)
     has_data = row is not None and row.has_snapshot
     if row is not None and has_data and not query.force_refresh:
-        if presenter.is_fresh(row, now):
+        if status_record.is_fresh(row, now):
             return Plan(_record(ctx, principal, row, "cached", now), units=units)
-        if presenter.in_failure_backoff(row, now):
+        if status_record.in_failure_backoff(row, now):
             return Plan(
                 _record(ctx, principal, row, "stale_cache", now, row.last_failure_reason),
                 units=units,
@@ -266,7 +266,7 @@ async def lookup_status(
         reservation = hot.reservation
         hot_reserved = reservation is not None
         row = hot.row
-        fresh = row is not None and row.has_snapshot and presenter.is_fresh(row, now)
+        fresh = row is not None and row.has_snapshot and status_record.is_fresh(row, now)
         if reservation is not None and row is not None and fresh:
             meter.reserved(reservation, now)
             return _record(ctx, principal, row, "cached", now)

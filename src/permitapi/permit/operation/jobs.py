@@ -20,7 +20,7 @@ from permitapi.errors import problem_body
 from permitapi.kit.clock import isoformat_z
 from permitapi.kit.ids import new_owner_id
 from permitapi.permit import repository as permits
-from permitapi.permit.lookup import status_record as presenter
+from permitapi.permit.lookup import status_record
 from permitapi.permit.lookup.refresh import RefreshOutcome, refresh
 from permitapi.permit.lookup.service import Target, permit_not_found, unavailable
 from permitapi.permit.operation import repository, service
@@ -86,7 +86,9 @@ class OperationJobs:
         target = Target(jurisdiction, operation.permit_number)
         async with ctx.sessionmaker() as session:
             row = await permits.read_cached(session, jurisdiction.slug, target.number)
-        fresh = row is not None and row.has_snapshot and presenter.is_fresh(row, ctx.clock.now())
+        fresh = (
+            row is not None and row.has_snapshot and status_record.is_fresh(row, ctx.clock.now())
+        )
         outcome = (
             RefreshOutcome("fetched")
             if fresh and not operation.force_refresh
@@ -118,10 +120,10 @@ class OperationJobs:
         assert row is not None
         assert row.has_snapshot
         now = ctx.clock.now()
-        source: presenter.Source = (
+        source: status_record.Source = (
             "cached" if fresh and not operation.force_refresh else "live_scrape"
         )
-        record = presenter.status_record(
+        record = status_record.status_record(
             row,
             ctx.directory,
             source=source,

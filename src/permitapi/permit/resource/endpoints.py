@@ -16,7 +16,7 @@ from permitapi.errors import PROBLEM_CONTENT_TYPE
 from permitapi.permit.lookup.metering import MeterTracker
 from permitapi.permit.lookup.rate_limit_headers import settle_headers
 from permitapi.permit.lookup.schemas import MultipleJurisdictionsProblem
-from permitapi.permit.resource import service as details
+from permitapi.permit.resource import service
 from permitapi.permit.resource.resolution import resolve_permit
 from permitapi.permit.resource.schemas import (
     ConditionsResponse,
@@ -86,7 +86,7 @@ async def get_permit(
 ) -> PermitResource:
     meter = MeterTracker()
     try:
-        return await details.canonical_permit(ctx, principal, str(permit_id), meter)
+        return await service.canonical_permit(ctx, principal, str(permit_id), meter)
     finally:
         settle_headers(request, meter)
 
@@ -116,7 +116,7 @@ async def get_inspections(
 ) -> InspectionsResponse:
     meter = MeterTracker()
     try:
-        return await details.inspections(ctx, principal, permit_number, jurisdiction, meter)
+        return await service.inspections(ctx, principal, permit_number, jurisdiction, meter)
     finally:
         settle_headers(request, meter)
 
@@ -138,7 +138,7 @@ async def get_conditions(
 ) -> ConditionsResponse:
     meter = MeterTracker()
     try:
-        return await details.conditions(ctx, principal, permit_number, jurisdiction, meter)
+        return await service.conditions(ctx, principal, permit_number, jurisdiction, meter)
     finally:
         settle_headers(request, meter)
 
@@ -159,6 +159,6 @@ async def get_history(
 ) -> HistoryResponse:
     meter = MeterTracker()
     try:
-        return await details.history(ctx, principal, permit_number, jurisdiction, meter)
+        return await service.history(ctx, principal, permit_number, jurisdiction, meter)
     finally:
         settle_headers(request, meter)

@@ -19,11 +19,11 @@ from permitapi.context import AppContext
 from permitapi.errors import NotFound
 from permitapi.permit import repository
 from permitapi.permit.identity import service as identity
-from permitapi.permit.lookup import status_record as presenter
+from permitapi.permit.lookup import status_record
 from permitapi.permit.lookup.metering import MeterTracker, metered
 from permitapi.permit.lookup.schemas import DataFreshness
 from permitapi.permit.models import PermitRecord
-from permitapi.permit.resource import shape as resource
+from permitapi.permit.resource import shape
 from permitapi.permit.resource.schemas import (
     ConditionsResponse,
     HistoryResponse,
@@ -34,9 +34,10 @@ from permitapi.sources.registry import Directory
 
 
 def freshness(ctx: AppContext, principal: Principal, row: PermitRecord) -> DataFreshness:
-    """The status record's `data_freshness` (one builder, presenter) for a stored read."""
+    """The status record's `data_freshness` (one builder: `status_record.freshness`) for a
+    stored read."""
     return DataFreshness(
-        **presenter.stored_freshness(
+        **status_record.stored_freshness(
             row, now=ctx.clock.now(), refresh_available=principal.plan.force_refresh
         )
     )
@@ -78,7 +79,7 @@ async def canonical_permit(
                 "(POST /api/v1/permit-resolutions) and look its status up first.",
                 code="permit_not_found",
             )
-        return resource.canonical_resource(ctx.directory, row, freshness(ctx, principal, row))
+        return shape.canonical_resource(ctx.directory, row, freshness(ctx, principal, row))
 
     return await metered(ctx, principal, read, meter)
 
@@ -94,7 +95,7 @@ async def inspections(
 
     async def read(session: AsyncSession) -> InspectionsResponse:
         row = await stored(session, ctx.directory, permit_number, jurisdiction, "inspections")
-        return resource.inspections_view(ctx.directory, row, freshness(ctx, principal, row))
+        return shape.inspections_view(ctx.directory, row, freshness(ctx, principal, row))
 
     return await metered(ctx, principal, read, meter)
 
@@ -110,7 +111,7 @@ async def conditions(
 
     async def read(session: AsyncSession) -> ConditionsResponse:
         row = await stored(session, ctx.directory, permit_number, jurisdiction, "conditions")
-        return resource.conditions_view(row, freshness(ctx, principal, row))
+        return shape.conditions_view(row, freshness(ctx, principal, row))
 
     return await metered(ctx, principal, read, meter)
 
@@ -126,6 +127,6 @@ async def history(
 
     async def read(session: AsyncSession) -> HistoryResponse:
         row = await stored(session, ctx.directory, permit_number, jurisdiction, "history")
-        return resource.history_view(row, freshness(ctx, principal, row))
+        return shape.history_view(row, freshness(ctx, principal, row))
 
     return await metered(ctx, principal, read, meter)

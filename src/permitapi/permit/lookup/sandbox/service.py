@@ -24,7 +24,7 @@ from permitapi.permit.identity.service import (
     explicit_jurisdiction,
     unmatched,
 )
-from permitapi.permit.lookup import status_record as presenter
+from permitapi.permit.lookup import status_record
 from permitapi.permit.lookup.batch import check_batch_size, shape
 from permitapi.permit.lookup.sandbox.dataset import DemoPermit, demo_permits
 from permitapi.permit.lookup.service import (
@@ -105,7 +105,7 @@ def _item(ctx: AppContext, principal: Principal, query: StatusQuery) -> ItemOutc
         else:
             error = unmatched(query.permit_number, candidates, example_tail="status")
         return ItemOutcome("error", error=error)
-    body = presenter.status_record(
+    body = status_record.status_record(
         _row(ctx, demo),
         ctx.directory,
         source="cached",
