@@ -323,7 +323,8 @@ async def lookup_status(
     now = ctx.clock.now()
     reservation: usage.Reservation | None = None
     hot_reserved = False
-    target = None if query.force_refresh else quick_target(ctx, query)
+    fast = ctx.settings.fast_path and not query.force_refresh
+    target = quick_target(ctx, query) if fast else None
     if target is not None:
         hot = await hot_path.reserve_and_read(
             ctx, principal, units, target.jurisdiction.slug, target.number, now
