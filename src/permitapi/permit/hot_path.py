@@ -92,6 +92,7 @@ async def ensure_key_active(ctx: AppContext, principal: Principal) -> None:
 class HotRead:
     reservation: Reservation | None
     row: CachedPermit | None
+    row_read: bool = True  # False: the exchange did not happen (`row` says nothing)
 
 
 async def reserve_and_read(
@@ -121,7 +122,7 @@ async def reserve_and_read(
         try:
             result = hot_repository.sqlite_reserve_and_read(drivers.sqlite, **arguments)
         except sqlite3.OperationalError:
-            return HotRead(None, None)  # locked by another writer: the full path waits
+            return HotRead(None, None, row_read=False)  # locked: the full path waits
     if not result.key_active:
         auth.refuse_deactivated(principal)
     reservation = None

@@ -70,6 +70,16 @@ class ItemOutcome:
     consumed: bool = True  # False: the item's credits were given back
 
 
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """What a lookup knows before its plan's transaction: the target, resolved without the
+    database, and its cache row when the fast path's exchange read it (`row_read`)."""
+
+    target: Target
+    row: permits.CachedPermit | None = None
+    row_read: bool = False
+
+
 @dataclass
 class Plan:
     outcome: ItemOutcome | None = None  # already decided
@@ -181,12 +191,16 @@ async def plan_item(
     units: int,
     now: datetime,
     prefetched: dict[tuple[str, str], permits.CachedPermit] | None = None,
+    resolved: Resolved | None = None,
 ) -> Plan:
     """Inside the reservation's transaction: resolve, read the cache, or accept an operation.
-    `prefetched`: cache rows already read in bulk (absent key: no row), for batch status."""
+    `prefetched`: cache rows already read in bulk (absent key: no row), for batch status.
+    `resolved`: the target (and maybe its row) the caller already has; neither is redone."""
     target: Target | None = None
     candidates: list[Candidate] = []
-    if query.jurisdiction is not None:
+    if resolved is not None:
+        target = resolved.target
+    elif query.jurisdiction is not None:
         jurisdiction = explicit_jurisdiction(ctx.directory, query.jurisdiction)
         target = Target(jurisdiction, normalize_number(jurisdiction, query.permit_number))
     else:
@@ -208,7 +222,9 @@ async def plan_item(
         )
         return Plan(ItemOutcome("error", error=error), units=units)
     key = (target.jurisdiction.slug, target.number)
-    if prefetched is not None and query.jurisdiction is None and quick_target(ctx, query):
+    if resolved is not None and resolved.row_read:
+        row = resolved.row
+    elif prefetched is not None and query.jurisdiction is None and quick_target(ctx, query):
         row = prefetched.get(key)
     else:
         row = await permits.read_cached(session, *key)
@@ -315,17 +331,17 @@ async def lookup_status(
     """One status lookup for a live key. Raises ApiError for refusals made before any credit
     is reserved (validation, entitlement, limits); returns the outcome otherwise."""
     check_number(query.permit_number)
-    if query.jurisdiction is not None:
-        explicit_jurisdiction(ctx.directory, query.jurisdiction)
+    # Resolved once, before any credit is reserved (an unknown slug is refused here); the plan
+    # below reuses it. None: the number needs the database (rule 7) or has no one jurisdiction.
+    target = quick_target(ctx, query)
     if query.force_refresh:
         await check_force_refresh(ctx, principal)
     units = FORCE_REFRESH_COST if query.force_refresh else LOOKUP_COST
     now = ctx.clock.now()
     reservation: usage.Reservation | None = None
     hot_reserved = False
-    fast = ctx.settings.fast_path and not query.force_refresh
-    target = quick_target(ctx, query) if fast else None
-    if target is not None:
+    resolved = None if target is None else Resolved(target)
+    if target is not None and ctx.settings.fast_path and not query.force_refresh:
         hot = await hot_path.reserve_and_read(
             ctx, principal, units, target.jurisdiction.slug, target.number, now
         )
@@ -336,11 +352,14 @@ async def lookup_status(
         if reservation is not None and row is not None and fresh:
             meter.reserved(reservation, now)
             return _record(ctx, principal, row, "cached", now)
+        resolved = Resolved(target, row, row_read=hot.row_read)
     try:
         async with ctx.transaction() as session:
             if reservation is None:
                 reservation = await usage.reserve(session, principal, Meter.LOOKUP, units, now)
-            plan = await plan_item(session, ctx, principal, query, reservation, units, now)
+            plan = await plan_item(
+                session, ctx, principal, query, reservation, units, now, resolved=resolved
+            )
     except Exception:
         if hot_reserved and reservation is not None:
             # The hot path's reservation was committed on its own: give it back. A reservation
