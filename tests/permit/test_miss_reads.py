@@ -87,3 +87,18 @@ async def test_a_miss_reads_the_row_once_per_step(
     # reserve and plan (the fast path's exchange when on), the refresh's claim, the settlement
     assert len(permits_reads) == 3, permits_reads
     assert resolutions == ["explicit" if jurisdiction else "detect"]
+
+
+@pytest.mark.parametrize("fast_path", [True, False])
+async def test_an_ambiguous_number_is_detected_once(
+    client: httpx.AsyncClient,
+    ctx: AppContext,
+    resolutions: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    fast_path: bool,
+) -> None:
+    monkeypatch.setattr(ctx.settings, "fast_path", fast_path)
+    key = (await make_account(ctx, "pro")).live_key
+    response = await client.get("/api/v1/permits/BLD2024-001234/status", headers={"X-API-Key": key})
+    assert response.status_code == 300, response.text
+    assert resolutions == ["detect"]

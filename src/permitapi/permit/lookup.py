@@ -72,10 +72,12 @@ class ItemOutcome:
 
 @dataclass(frozen=True, slots=True)
 class Resolved:
-    """What a lookup knows before its plan's transaction: the target, resolved without the
-    database, and its cache row when the fast path's exchange read it (`row_read`)."""
+    """What a lookup knows before its plan's transaction: the target as resolved without the
+    database (None: the number needs rule 7 or fits no one jurisdiction; `candidates` are then
+    the detected ones), and its cache row when the fast path's exchange read it (`row_read`)."""
 
-    target: Target
+    target: Target | None
+    candidates: tuple[Candidate, ...] = ()
     row: permits.CachedPermit | None = None
     row_read: bool = False
 
@@ -195,25 +197,14 @@ async def plan_item(
 ) -> Plan:
     """Inside the reservation's transaction: resolve, read the cache, or accept an operation.
     `prefetched`: cache rows already read in bulk (absent key: no row), for batch status.
-    `resolved`: the target (and maybe its row) the caller already has; neither is redone."""
-    target: Target | None = None
-    candidates: list[Candidate] = []
-    if resolved is not None:
-        target = resolved.target
-    elif query.jurisdiction is not None:
-        jurisdiction = explicit_jurisdiction(ctx.directory, query.jurisdiction)
-        target = Target(jurisdiction, normalize_number(jurisdiction, query.permit_number))
-    else:
-        # A copy: the cached list is shared by every lookup of this number.
-        candidates = list(_detect_cached(ctx.directory, query.permit_number, query.near))
-        chosen = choose(candidates)
-        detected = ctx.directory.get(chosen.slug) if chosen is not None else None
-        if chosen is not None and detected is not None:
-            target = Target(detected, chosen.normalized_number)
-        else:
-            target, candidates = await _resolve_held(
-                session, ctx.directory, query.permit_number, candidates
-            )
+    `resolved`: what the caller already resolved (and maybe read); none of it is redone."""
+    if resolved is None:
+        resolved = resolve_without_database(ctx, query)
+    target, candidates = resolved.target, list(resolved.candidates)
+    if target is None:
+        target, candidates = await _resolve_held(
+            session, ctx.directory, query.permit_number, candidates
+        )
     if target is None:
         error = (
             multiple_jurisdictions(query.permit_number, candidates, example_tail="status")
@@ -222,10 +213,10 @@ async def plan_item(
         )
         return Plan(ItemOutcome("error", error=error), units=units)
     key = (target.jurisdiction.slug, target.number)
-    if resolved is not None and resolved.row_read:
+    if resolved.row_read:
         row = resolved.row
-    elif prefetched is not None and query.jurisdiction is None and quick_target(ctx, query):
-        row = prefetched.get(key)
+    elif prefetched is not None and resolved.target is not None:
+        row = prefetched.get(key)  # batch status read the rows of every quick target in bulk
     else:
         row = await permits.read_cached(session, *key)
     has_data = row is not None and row.has_snapshot
@@ -310,16 +301,24 @@ def _detect_cached(
     return detect(directory, raw, near)
 
 
-def quick_target(ctx: AppContext, query: StatusQuery) -> Target | None:
-    """The target when it needs no database to resolve (explicit, or detected)."""
+def resolve_without_database(ctx: AppContext, query: StatusQuery) -> Resolved:
+    """The target when it needs no database (an explicit slug, which raises when unknown, or
+    the one detected jurisdiction), else no target and the detected candidates."""
     if query.jurisdiction is not None:
         jurisdiction = explicit_jurisdiction(ctx.directory, query.jurisdiction)
-        return Target(jurisdiction, normalize_number(jurisdiction, query.permit_number))
-    chosen = choose(_detect_cached(ctx.directory, query.permit_number, query.near))
+        return Resolved(Target(jurisdiction, normalize_number(jurisdiction, query.permit_number)))
+    # A copy: the cached list is shared by every lookup of this number.
+    candidates = tuple(_detect_cached(ctx.directory, query.permit_number, query.near))
+    chosen = choose(list(candidates))
     detected = ctx.directory.get(chosen.slug) if chosen is not None else None
-    return (
-        None if chosen is None or detected is None else Target(detected, chosen.normalized_number)
-    )
+    if chosen is None or detected is None:
+        return Resolved(None, candidates)
+    return Resolved(Target(detected, chosen.normalized_number), candidates)
+
+
+def quick_target(ctx: AppContext, query: StatusQuery) -> Target | None:
+    """The target when it needs no database to resolve (explicit, or detected)."""
+    return resolve_without_database(ctx, query).target
 
 
 # -- GET status ----------------------------------------------------------------------------
@@ -332,15 +331,15 @@ async def lookup_status(
     is reserved (validation, entitlement, limits); returns the outcome otherwise."""
     check_number(query.permit_number)
     # Resolved once, before any credit is reserved (an unknown slug is refused here); the plan
-    # below reuses it. None: the number needs the database (rule 7) or has no one jurisdiction.
-    target = quick_target(ctx, query)
+    # below reuses it.
+    resolved = resolve_without_database(ctx, query)
+    target = resolved.target
     if query.force_refresh:
         await check_force_refresh(ctx, principal)
     units = FORCE_REFRESH_COST if query.force_refresh else LOOKUP_COST
     now = ctx.clock.now()
     reservation: usage.Reservation | None = None
     hot_reserved = False
-    resolved = None if target is None else Resolved(target)
     if target is not None and ctx.settings.fast_path and not query.force_refresh:
         hot = await hot_path.reserve_and_read(
             ctx, principal, units, target.jurisdiction.slug, target.number, now
@@ -352,7 +351,7 @@ async def lookup_status(
         if reservation is not None and row is not None and fresh:
             meter.reserved(reservation, now)
             return _record(ctx, principal, row, "cached", now)
-        resolved = Resolved(target, row, row_read=hot.row_read)
+        resolved = Resolved(target, resolved.candidates, row, row_read=hot.row_read)
     try:
         async with ctx.transaction() as session:
             if reservation is None:
