@@ -1,5 +1,5 @@
-"""The SQLite half of the hot path's exchange (permit/lookup/fast/repository.py) on a migrated
-database: two autocommit statements on a fresh hit, and the edge cases around them."""
+"""The SQLite half of the hot path's exchange (permit/lookup/fast/repository.py) on a
+migrated database: one short write transaction on a fresh hit, and the edge cases around it."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ def _exchange(raw: sqlite3.Connection, key_id: str) -> ReserveAndRead:
     )
 
 
-def test_a_reservation_commits_on_its_own(connection: tuple[sqlite3.Connection, str]) -> None:
+def test_a_reservation_commits_with_its_read(connection: tuple[sqlite3.Connection, str]) -> None:
     raw, key_id = connection
     result = _exchange(raw, key_id)
     assert result.used == 6
@@ -132,14 +132,14 @@ def test_a_locked_database_reserves_nothing(
     assert _used(raw, key_id) == 5
 
 
-def test_a_failed_read_keeps_the_reservation_for_the_full_path(
+def test_a_failed_read_takes_the_reservation_back(
     connection: tuple[sqlite3.Connection, str],
 ) -> None:
     raw, key_id = connection
-    # A read that fails after the reservation committed (here: the table is gone) must not look
-    # like "nothing reserved", or the full path would reserve a second credit.
+    # A read failing after the reservation (here: the table is gone) rolls it back with it: the
+    # full path then reserves from scratch, and never a second credit.
     raw.execute("ALTER TABLE permits RENAME TO permits_gone")
-    result = _exchange(raw, key_id)
-    assert result.used == 6
-    assert result.row is None
-    assert _used(raw, key_id) == 6
+    with pytest.raises(sqlite3.OperationalError):
+        _exchange(raw, key_id)
+    assert not raw.in_transaction
+    assert _used(raw, key_id) == 5

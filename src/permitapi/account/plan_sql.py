@@ -9,12 +9,7 @@ enumerate every (plan, add-on, overage) combination and ask `monthly_limit` and
 
 from __future__ import annotations
 
-from functools import cache
-from typing import Any, Literal
-
 from sqlalchemy import ColumnElement, and_, case, false, func, literal, or_
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import Dialect
 
 from permitapi.account.models import Account
 from permitapi.account.plans import (
@@ -78,17 +73,3 @@ def may_exceed(meter: Meter) -> ColumnElement[bool]:
             else:
                 allowed.extend(_is(plan, addon=addon, overage=overage) for addon in addons)
     return or_(*allowed) if allowed else false()
-
-
-@cache
-def as_text(
-    expression_name: Literal["included_units", "may_exceed"], meter: Meter, dialect_name: str
-) -> str:
-    """`included_units` or `may_exceed` as SQL text over the table `accounts`, for the hot
-    path's raw-driver statements (compiled once per process)."""
-    expression: ColumnElement[Any] = (
-        included_units(meter) if expression_name == "included_units" else may_exceed(meter)
-    )
-    dialect: Dialect = postgresql.dialect() if dialect_name == "postgresql" else sqlite.dialect()  # type: ignore[no-untyped-call]
-    compiled = expression.compile(dialect=dialect, compile_kwargs={"literal_binds": True})
-    return str(compiled)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Select, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from permitapi.account.models import Account, ApiKey
@@ -198,3 +199,14 @@ async def list_accounts(session: AsyncSession) -> list[AccountListing]:
         Account.created_at,
     ).order_by(Account.created_at, Account.id)
     return [AccountListing(*row) for row in (await session.execute(statement)).all()]
+
+
+def key_active_query(api_key_id: Any) -> Select[bool]:
+    """The key's `is_active` (no row: deleted). `api_key_id` may be a bind parameter: the fast
+    path compiles this same query for its raw drivers (permit/hot_repository.py)."""
+    return select(ApiKey.is_active).where(ApiKey.id == api_key_id)
+
+
+async def key_is_active(session: AsyncSession, api_key_id: str) -> bool:
+    result = await session.execute(key_active_query(api_key_id))
+    return bool(result.scalar_one_or_none())

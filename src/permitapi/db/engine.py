@@ -20,15 +20,20 @@ def ensure_sqlite_directory(url: str) -> None:
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
 
 
-def _on_sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
-    # WAL lets readers proceed during a write; busy_timeout makes concurrent writers wait for the
-    # lock instead of failing, which is what the conditional meter UPDATEs rely on.
+def apply_sqlite_pragmas(dbapi_connection: Any, busy_timeout_ms: int) -> None:
+    """Every SQLite connection of the service, the fast path's own included: WAL lets readers
+    proceed during a write; busy_timeout makes concurrent writers wait for the lock instead of
+    failing, which is what the conditional meter UPDATEs rely on."""
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+    cursor.execute(f"PRAGMA busy_timeout={busy_timeout_ms}")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
+
+
+def _on_sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+    apply_sqlite_pragmas(dbapi_connection, SQLITE_BUSY_TIMEOUT_MS)
 
 
 def create_engine(url: str, *, pool_size: int = 20) -> AsyncEngine:

@@ -1,7 +1,7 @@
 """Who is calling a tool: the REST authentication, read from the tool server's HTTP request.
 
 - A key comes as `Authorization: Bearer <key>` or `X-API-Key: <key>` (both may be sent only if
-  they agree). It is resolved exactly as REST resolves `X-API-Key` (`accounts.resolve_key`): an
+  they agree). It is resolved exactly as REST resolves `X-API-Key` (`account.auth.authenticate`): an
   unknown, malformed or deactivated key is `invalid_api_key`.
 - Each tool has the access of its REST twin: `PUBLIC` (list_jurisdictions: no key needed, none
   looked at), `THROTTLED` (lookups, details, resolution, discovery: the per-minute burst window
@@ -23,7 +23,7 @@ from enum import Enum
 
 from starlette.requests import Request
 
-from permitapi.account import service as accounts
+from permitapi.account import auth
 from permitapi.account.plans import Meter
 from permitapi.account.service import Principal
 from permitapi.context import AppContext
@@ -91,11 +91,9 @@ async def authenticate(
             )
         return Caller(await admit_keyless(request, ctx), keyless=True)
     if not raw.strip():
-        raise Unauthorized("Missing API key.", code="invalid_api_key")
+        raise auth.missing_key("API key")
     async with ctx.sessionmaker() as session:
-        principal = await accounts.resolve_key(session, raw.strip())
-        if principal is None:
-            raise Unauthorized("The API key is invalid or deactivated.", code="invalid_api_key")
+        principal = await auth.authenticate(session, raw)
         if principal.is_sandbox:
             set_response_header(request, "X-Sandbox-Mode", "true")
         else:

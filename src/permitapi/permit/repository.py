@@ -13,17 +13,20 @@ from sqlalchemy import Table, and_, bindparam, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
+from permitapi.db.base import stored_utc
 from permitapi.permit.models import PermitRecord
 
 
-def _identity(jurisdiction: str, permit_number: str) -> Any:
+def identity(jurisdiction: Any, permit_number: Any) -> Any:
+    """The row of one permit identity (arguments may be bind parameters: the fast path compiles
+    this for its raw drivers)."""
     return and_(
         PermitRecord.jurisdiction == jurisdiction, PermitRecord.permit_number == permit_number
     )
 
 
 def _identities(identities: Collection[tuple[str, str]]) -> Any:
-    return or_(*(_identity(j, n) for j, n in sorted(set(identities))))
+    return or_(*(identity(j, n) for j, n in sorted(set(identities))))
 
 
 _PERMITS: Table = PermitRecord.__table__  # type: ignore[assignment]
@@ -41,7 +44,7 @@ async def get_by_identity(
     session: AsyncSession, jurisdiction: str, permit_number: str
 ) -> PermitRecord | None:
     result = await session.execute(
-        select(PermitRecord).where(_identity(jurisdiction, permit_number))
+        select(PermitRecord).where(identity(jurisdiction, permit_number))
     )
     return result.scalar_one_or_none()
 
@@ -88,7 +91,7 @@ class CachedPermit:
     has_snapshot: bool
 
 
-_CACHED_COLUMNS = (
+CACHED_COLUMNS = (
     PermitRecord.permit_id,
     PermitRecord.jurisdiction,
     PermitRecord.display_number,
@@ -102,19 +105,38 @@ _CACHED_COLUMNS = (
     PermitRecord.last_failure_reason,
     PermitRecord.snapshot.is_not(None),
 )
+"""The cache row's projection, for the normal path's reads and compiled for the fast path's
+raw drivers (permit/hot_repository.py): one projection, read back by `cached_permit`."""
+
+
+def cached_permit(values: Sequence[Any]) -> CachedPermit | None:
+    """A row of `CACHED_COLUMNS` (None: no row, or a left join that found none). Raw drivers
+    bypass the column types: SQLite hands back ISO strings and integer booleans."""
+    if values[0] is None:
+        return None
+    return CachedPermit(
+        permit_id=values[0],
+        jurisdiction=values[1],
+        display_number=values[2],
+        raw_status=values[3],
+        normalized_status=values[4],
+        permit_type=values[5],
+        address=values[6],
+        work_description=values[7],
+        fetched_at=stored_utc(values[8]),
+        last_attempted_at=stored_utc(values[9]),
+        last_failure_reason=values[10],
+        has_snapshot=bool(values[11]),
+    )
 
 
 async def read_cached(
     db: AsyncSession | AsyncConnection, jurisdiction: str, permit_number: str
 ) -> CachedPermit | None:
     row = (
-        await db.execute(select(*_CACHED_COLUMNS).where(_identity(jurisdiction, permit_number)))
+        await db.execute(select(*CACHED_COLUMNS).where(identity(jurisdiction, permit_number)))
     ).first()
-    if row is None:
-        return None
-    values = list(row)
-    values[-1] = bool(values[-1])
-    return CachedPermit(*values)
+    return None if row is None else cached_permit(row)
 
 
 async def read_cached_many(
@@ -124,14 +146,13 @@ async def read_cached_many(
     if not identities:
         return {}
     result = await db.execute(
-        select(PermitRecord.permit_number, *_CACHED_COLUMNS).where(_identities(identities))
+        select(PermitRecord.permit_number, *CACHED_COLUMNS).where(_identities(identities))
     )
     found = {}
     for row in result.all():
-        values = list(row)
-        values[-1] = bool(values[-1])
-        cached = CachedPermit(*values[1:])
-        found[(cached.jurisdiction, values[0])] = cached
+        cached = cached_permit(row[1:])
+        assert cached is not None
+        found[(cached.jurisdiction, row[0])] = cached
     return found
 
 
@@ -190,7 +211,7 @@ async def claim_refresh(
     result = await db.execute(
         update(PermitRecord)
         .where(
-            _identity(jurisdiction, permit_number),
+            identity(jurisdiction, permit_number),
             or_(
                 PermitRecord.refresh_lease_owner.is_(None),
                 PermitRecord.refresh_lease_expires_at < now,
@@ -290,7 +311,7 @@ async def refresh_state(
                 PermitRecord.fetched_at,
                 PermitRecord.last_attempted_at,
                 PermitRecord.last_failure_reason,
-            ).where(_identity(jurisdiction, permit_number))
+            ).where(identity(jurisdiction, permit_number))
         )
     ).first()
     return None if row is None else RefreshState(*row)

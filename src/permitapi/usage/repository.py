@@ -4,9 +4,11 @@ can never spend past a limit (the conditional UPDATE is the check)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import ScalarSelect, case, exists, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.sql.dml import ReturningUpdate
 
 from permitapi.account import plan_sql
 from permitapi.account.models import Account, ApiKey
@@ -26,13 +28,10 @@ class Consumed:
     limit: int  # the month's included units, as the account's plan says right now
 
 
-async def try_consume(
-    session: AsyncSession, api_key_id: str, meter: Meter, period: str, units: int
-) -> Consumed | None:
-    """Add `units` if the key is still active and its account's plan allows them (within the
-    included units, or past them where overage is allowed). Returns the new total with the
-    current limit, or None when the limit would be passed, the key is no longer active, or the
-    meter row does not exist yet."""
+def reservation(api_key_id: Any, meter: Meter, period: Any, units: Any) -> ReturningUpdate[int]:
+    """Add `units` to the meter row if the key is still active and its account's plan allows
+    them, RETURNING the new total (no row: not reserved). The arguments may be bind parameters:
+    the fast path compiles this same statement for its raw drivers (permit/hot_repository.py)."""
     # Callers may hold a principal from a short in-process key cache; reading the key's
     # activity and its account's plan, add-on and overage flags in this same statement makes a
     # deactivation or a plan change by another process effective at once, at no extra round
@@ -46,7 +45,7 @@ async def try_consume(
             UsageMeter.used + units <= plan_sql.included_units(meter),
         ),
     )
-    result = await session.execute(
+    return (
         update(UsageMeter)
         .where(
             UsageMeter.api_key_id == api_key_id,
@@ -57,6 +56,16 @@ async def try_consume(
         .values(used=UsageMeter.used + units)
         .returning(UsageMeter.used)
     )
+
+
+async def try_consume(
+    session: AsyncSession, api_key_id: str, meter: Meter, period: str, units: int
+) -> Consumed | None:
+    """Add `units` if the key is still active and its account's plan allows them (within the
+    included units, or past them where overage is allowed). Returns the new total with the
+    current limit, or None when the limit would be passed, the key is no longer active, or the
+    meter row does not exist yet."""
+    result = await session.execute(reservation(api_key_id, meter, period, units))
     row = result.first()
     if row is None:
         return None
@@ -66,7 +75,7 @@ async def try_consume(
     return Consumed(int(row[0]), 0 if limit is None else limit)
 
 
-def _limit_of(api_key_id: str, meter: Meter) -> ScalarSelect[int]:
+def limit_of(api_key_id: Any, meter: Meter) -> ScalarSelect[int]:
     return (
         select(plan_sql.included_units(meter))
         .select_from(ApiKey)
@@ -78,7 +87,7 @@ def _limit_of(api_key_id: str, meter: Meter) -> ScalarSelect[int]:
 
 async def current_limit(session: AsyncSession, api_key_id: str, meter: Meter) -> int | None:
     """The included units of a key's meter as its account's plan says now (None: no key)."""
-    result = await session.execute(select(_limit_of(api_key_id, meter)))
+    result = await session.execute(select(limit_of(api_key_id, meter)))
     value = result.scalar_one_or_none()
     return None if value is None else int(value)
 
@@ -104,8 +113,3 @@ async def used_by_meter(session: AsyncSession, api_key_id: str, period: str) -> 
         )
     )
     return {meter: int(used) for meter, used in rows.all()}
-
-
-async def key_is_active(session: AsyncSession, api_key_id: str) -> bool:
-    result = await session.execute(select(ApiKey.is_active).where(ApiKey.id == api_key_id))
-    return bool(result.scalar_one_or_none())

@@ -13,10 +13,10 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from permitapi.account.key_caches import invalidate_everywhere
+from permitapi.account import auth
 from permitapi.account.plans import Meter
 from permitapi.account.service import Principal
-from permitapi.errors import TooManyRequests, Unauthorized
+from permitapi.errors import TooManyRequests
 from permitapi.kit.clock import isoformat_z, month_start, next_month_start, period_of
 from permitapi.usage import repository
 from permitapi.usage.burst import BurstLimiter
@@ -61,9 +61,7 @@ async def reserve(
         await repository.ensure_meter(session, principal.api_key_id, meter.value, period)
         consumed = await repository.try_consume(session, principal.api_key_id, meter, period, units)
     if consumed is None:
-        if not await repository.key_is_active(session, principal.api_key_id):
-            invalidate_everywhere(principal.key_hash)
-            raise Unauthorized("The API key is invalid or deactivated.", code="invalid_api_key")
+        await auth.ensure_active(session, principal)
         current = (await repository.used_by_meter(session, principal.api_key_id, period)).get(
             meter.value, 0
         )

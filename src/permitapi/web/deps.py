@@ -19,12 +19,12 @@ from typing import Annotated, Any
 from fastapi import Depends, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from permitapi.account import service as accounts
+from permitapi.account import auth
 from permitapi.account.plans import Meter
 from permitapi.account.service import Principal
 from permitapi.context import AppContext
 from permitapi.demo.access import admit
-from permitapi.errors import TooManyRequests, Unauthorized
+from permitapi.errors import TooManyRequests
 from permitapi.usage import service as usage
 from permitapi.usage.service import MeterState
 
@@ -81,11 +81,9 @@ async def _authenticate(request: Request, ctx: AppContext, *, throttled: bool) -
 async def _resolve(request: Request, ctx: AppContext) -> Principal:
     raw = request.headers.get(API_KEY_HEADER)
     if not raw:
-        raise Unauthorized(f"Missing {API_KEY_HEADER} header.", code="invalid_api_key")
+        raise auth.missing_key(f"{API_KEY_HEADER} header")
     async with ctx.sessionmaker() as session:
-        principal = await accounts.resolve_key(session, raw.strip())
-        if principal is None:
-            raise Unauthorized("The API key is invalid or deactivated.", code="invalid_api_key")
+        principal = await auth.authenticate(session, raw)
         request.state.principal = principal
         if principal.is_sandbox:
             set_response_header(request, "X-Sandbox-Mode", "true")
@@ -125,10 +123,8 @@ async def require_principal_cached(request: Request, ctx: Ctx) -> Principal:
     reservation (`record_meter`), or reads the meter when it refuses before reserving."""
     raw = request.headers.get(API_KEY_HEADER)
     if not raw:
-        raise Unauthorized(f"Missing {API_KEY_HEADER} header.", code="invalid_api_key")
-    principal = await ctx.keys.resolve(ctx.sessionmaker, raw.strip())
-    if principal is None:
-        raise Unauthorized("The API key is invalid or deactivated.", code="invalid_api_key")
+        raise auth.missing_key(f"{API_KEY_HEADER} header")
+    principal = await auth.authenticate_cached(ctx.keys, ctx.sessionmaker, raw)
     request.state.principal = principal
     if principal.is_sandbox:
         set_response_header(request, "X-Sandbox-Mode", "true")

@@ -226,6 +226,15 @@ async def match_jurisdiction(
     match, found = detected(directory, raw, near)
     if match is not None:
         return match, list(found)
+    return await held_match(session, directory, raw, found)
+
+
+async def held_match(
+    session: AsyncSession, directory: Directory, raw: str, found: Sequence[detect.Candidate]
+) -> tuple[Match | None, list[detect.Candidate]]:
+    """The rule's database step, for a number detection matched to no one jurisdiction
+    (`found`: its detected candidates): the one jurisdiction holding it, or None and the
+    candidates to offer."""
     forms = {j.slug: detect.normalize_number(j, raw) for j in directory}
     rank = {c.slug: i for i, c in enumerate(found)}
     held = sorted(

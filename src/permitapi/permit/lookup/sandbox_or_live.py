@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from permitapi.account import auth
 from permitapi.account.service import Principal
 from permitapi.context import AppContext
 from permitapi.demo.access import DEMO_PRINCIPAL
@@ -22,8 +23,13 @@ from permitapi.permit.lookup.service import ItemOutcome, StatusQuery
 
 async def _still_active(ctx: AppContext, principal: Principal) -> None:
     # The demo's principal is no stored key; a sandbox key's principal may come from a cache.
-    if principal.api_key_id != DEMO_PRINCIPAL.api_key_id:
+    if principal.api_key_id == DEMO_PRINCIPAL.api_key_id:
+        return
+    if ctx.settings.fast_path:
         await hot_path.ensure_key_active(ctx, principal)
+        return
+    async with ctx.sessionmaker() as session:
+        await auth.ensure_active(session, principal)
 
 
 async def permit_status(

@@ -31,7 +31,7 @@ from permitapi.permit.identity.service import (
     check_number,
     detected,
     explicit_jurisdiction,
-    match_jurisdiction,
+    held_match,
     unmatched,
 )
 from permitapi.permit.lookup import status_record
@@ -39,7 +39,7 @@ from permitapi.permit.lookup.fast import path as hot_path
 from permitapi.permit.lookup.metering import MeterTracker
 from permitapi.permit.lookup.refresh import RefreshOutcome, refresh
 from permitapi.permit.operation import service as operations
-from permitapi.sources.detect import normalize_number
+from permitapi.sources.detect import Candidate, normalize_number
 from permitapi.sources.detect import parse_near as detect_near
 from permitapi.sources.registry import Jurisdiction
 from permitapi.usage import service as usage
@@ -68,6 +68,18 @@ class ItemOutcome:
     body: dict[str, Any] = field(default_factory=dict)
     error: ApiError | None = None
     consumed: bool = True  # False: the item's credits were given back
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """What a lookup knows before its plan's transaction: the target as resolved without the
+    database (None: the number needs rule 7 or fits no one jurisdiction; `candidates` are then
+    the detected ones), and its cache row when the fast path's exchange read it (`row_read`)."""
+
+    target: Target | None
+    candidates: tuple[Candidate, ...] = ()
+    row: permits.CachedPermit | None = None
+    row_read: bool = False
 
 
 @dataclass
@@ -138,24 +150,27 @@ async def plan_item(
     units: int,
     now: datetime,
     prefetched: dict[tuple[str, str], permits.CachedPermit] | None = None,
+    resolved: Resolved | None = None,
 ) -> Plan:
     """Inside the reservation's transaction: resolve, read the cache, or accept an operation.
-    `prefetched`: cache rows already read in bulk (absent key: no row), for batch status."""
-    target: Target
-    if query.jurisdiction is not None:
-        jurisdiction = explicit_jurisdiction(ctx.directory, query.jurisdiction)
-        target = Target(jurisdiction, normalize_number(jurisdiction, query.permit_number))
-    else:
-        match, candidates = await match_jurisdiction(
-            session, ctx.directory, query.permit_number, query.near
+    `prefetched`: cache rows already read in bulk (absent key: no row), for batch status.
+    `resolved`: what the caller already resolved (and maybe read); none of it is redone."""
+    if resolved is None:
+        resolved = resolve_without_database(ctx, query)
+    target = resolved.target
+    if target is None:
+        match, candidates = await held_match(
+            session, ctx.directory, query.permit_number, resolved.candidates
         )
         if match is None:
             error = unmatched(query.permit_number, candidates, example_tail="status")
             return Plan(ItemOutcome("error", error=error), units=units)
         target = Target(match.jurisdiction, match.number)
     key = (target.jurisdiction.slug, target.number)
-    if prefetched is not None and query.jurisdiction is None and quick_target(ctx, query):
-        row = prefetched.get(key)
+    if resolved.row_read:
+        row = resolved.row
+    elif prefetched is not None and resolved.target is not None:
+        row = prefetched.get(key)  # batch status read the rows of every quick target in bulk
     else:
         row = await permits.read_cached(session, *key)
     has_data = row is not None and row.has_snapshot
@@ -232,13 +247,20 @@ async def settle_fetch(
 # -- the hot path: a fresh cache hit ---
 
 
-def quick_target(ctx: AppContext, query: StatusQuery) -> Target | None:
-    """The target when it needs no database to resolve (explicit, or detected)."""
+def resolve_without_database(ctx: AppContext, query: StatusQuery) -> Resolved:
+    """The target when it needs no database (an explicit slug, which raises when unknown, or
+    the one detected jurisdiction), else no target and the detected candidates."""
     if query.jurisdiction is not None:
         jurisdiction = explicit_jurisdiction(ctx.directory, query.jurisdiction)
-        return Target(jurisdiction, normalize_number(jurisdiction, query.permit_number))
-    match, _ = detected(ctx.directory, query.permit_number, query.near)
-    return None if match is None else Target(match.jurisdiction, match.number)
+        return Resolved(Target(jurisdiction, normalize_number(jurisdiction, query.permit_number)))
+    match, candidates = detected(ctx.directory, query.permit_number, query.near)
+    target = None if match is None else Target(match.jurisdiction, match.number)
+    return Resolved(target, tuple(candidates))
+
+
+def quick_target(ctx: AppContext, query: StatusQuery) -> Target | None:
+    """The target when it needs no database to resolve (explicit, or detected)."""
+    return resolve_without_database(ctx, query).target
 
 
 # -- GET status ----------------------------------------------------------------------------
@@ -250,16 +272,17 @@ async def lookup_status(
     """One status lookup for a live key. Raises ApiError for refusals made before any credit
     is reserved (validation, entitlement, limits); returns the outcome otherwise."""
     check_number(query.permit_number)
-    if query.jurisdiction is not None:
-        explicit_jurisdiction(ctx.directory, query.jurisdiction)
+    # Resolved once, before any credit is reserved (an unknown slug is refused here); the plan
+    # below reuses it.
+    resolved = resolve_without_database(ctx, query)
+    target = resolved.target
     if query.force_refresh:
         await check_force_refresh(ctx, principal)
     units = FORCE_REFRESH_COST if query.force_refresh else LOOKUP_COST
     now = ctx.clock.now()
     reservation: usage.Reservation | None = None
     hot_reserved = False
-    target = None if query.force_refresh else quick_target(ctx, query)
-    if target is not None:
+    if target is not None and ctx.settings.fast_path and not query.force_refresh:
         hot = await hot_path.reserve_and_read(
             ctx, principal, units, target.jurisdiction.slug, target.number, now
         )
@@ -270,11 +293,14 @@ async def lookup_status(
         if reservation is not None and row is not None and fresh:
             meter.reserved(reservation, now)
             return _record(ctx, principal, row, "cached", now)
+        resolved = Resolved(target, resolved.candidates, row, row_read=hot.row_read)
     try:
         async with ctx.transaction() as session:
             if reservation is None:
                 reservation = await usage.reserve(session, principal, Meter.LOOKUP, units, now)
-            plan = await plan_item(session, ctx, principal, query, reservation, units, now)
+            plan = await plan_item(
+                session, ctx, principal, query, reservation, units, now, resolved=resolved
+            )
     except Exception:
         if hot_reserved and reservation is not None:
             # The hot path's reservation was committed on its own: give it back. A reservation

@@ -17,11 +17,11 @@ from typing import Any
 
 from sqlalchemy.engine.url import make_url
 
-from permitapi.account.key_caches import invalidate_everywhere
+from permitapi.account import auth
 from permitapi.account.plans import Meter
 from permitapi.account.service import Principal
 from permitapi.context import AppContext
-from permitapi.errors import Unauthorized
+from permitapi.db.engine import apply_sqlite_pragmas
 from permitapi.kit.clock import period_of
 from permitapi.permit.lookup.fast import repository as hot_repository
 from permitapi.permit.lookup.fast.connections import HotConnections
@@ -56,9 +56,7 @@ async def _drivers(ctx: AppContext) -> _Drivers:
             drivers.pg = HotConnections(dsn, POOL_SIZE)
         else:
             connection = sqlite3.connect(url.database or ":memory:", isolation_level=None)
-            connection.execute(f"PRAGMA busy_timeout={SQLITE_HOT_BUSY_TIMEOUT_MS}")
-            connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute("PRAGMA synchronous=NORMAL")
+            apply_sqlite_pragmas(connection, SQLITE_HOT_BUSY_TIMEOUT_MS)
             drivers.sqlite = connection
         ctx.extras[_KEY] = drivers
         return drivers
@@ -87,14 +85,14 @@ async def ensure_key_active(ctx: AppContext, principal: Principal) -> None:
         assert drivers.sqlite is not None
         active = hot_repository.sqlite_key_active(drivers.sqlite, principal.api_key_id)
     if not active:
-        invalidate_everywhere(principal.key_hash)
-        raise Unauthorized("The API key is invalid or deactivated.", code="invalid_api_key")
+        auth.refuse_deactivated(principal)
 
 
 @dataclass(frozen=True, slots=True)
 class HotRead:
     reservation: Reservation | None
     row: CachedPermit | None
+    row_read: bool = True  # False: the exchange did not happen (`row` says nothing)
 
 
 async def reserve_and_read(
@@ -124,11 +122,9 @@ async def reserve_and_read(
         try:
             result = hot_repository.sqlite_reserve_and_read(drivers.sqlite, **arguments)
         except sqlite3.OperationalError:
-            return HotRead(None, None)  # locked by another writer: the full path waits
+            return HotRead(None, None, row_read=False)  # locked: the full path waits
     if not result.key_active:
-        # Deactivated (or deleted) since this process cached the key: forget it and refuse.
-        invalidate_everywhere(principal.key_hash)
-        raise Unauthorized("The API key is invalid or deactivated.", code="invalid_api_key")
+        auth.refuse_deactivated(principal)
     reservation = None
     if result.used is not None and result.limit is not None:
         reservation = Reservation(

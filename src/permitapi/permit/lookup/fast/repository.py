@@ -1,8 +1,8 @@
-"""The hot path's SQL, on the raw drivers (asyncpg, aiosqlite).
+"""The hot path's SQL, on the raw drivers (asyncpg, sqlite3).
 
 A cached status lookup is the request the service answers most, and SQLAlchemy's execution
 machinery costs more than the database round trip itself (research/deps.md §3: Core ≈ 0.19x
-and the raw driver ≈ 0.5x of a bare endpoint). So this one statement pair runs on the driver:
+and the raw driver ≈ 0.5x of a bare endpoint). So this one exchange runs on the driver:
 reserve the lookup credit (conditional UPDATE ... RETURNING: the limit check is the WHERE) and
 read the permit's cache row, in ONE round trip on PostgreSQL (a data-modifying CTE). The same
 statement re-checks that the key is still active: the caller's key came from a short in-process
@@ -11,7 +11,11 @@ cache, and a key deactivated by another process (the CLI) must stop working at o
 On SQLite the exchange runs synchronously on the event loop: a local WAL write of one row
 takes tens of microseconds, less than the thread hops an async driver needs for it; a short
 busy timeout bounds the stall, and a locked database sends the caller down the full path.
-The reservation commits on its own (autocommit), so a fresh hit costs two statements.
+The reservation and the read are one short write transaction (two statements between BEGIN
+IMMEDIATE and COMMIT): the reservation's RETURNING cannot carry the limit on SQLite.
+
+The SQL is not written here: it is compiled from the normal path's expressions (see below and
+db/raw_statement.py), so the two paths cannot disagree on a rule.
 
 The reservation is made whether or not the row turns out fresh; callers taking the full path
 afterwards reuse it instead of reserving again. `used` is None when the statement could not
@@ -24,69 +28,66 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from permitapi.account import plan_sql
+from sqlalchemy import Integer, String, Subquery, bindparam, false, func, literal, null, select
+
+from permitapi.account import repository as accounts
 from permitapi.account.plans import Meter
-from permitapi.db.base import stored_utc
+from permitapi.db.raw_statement import Driver, RawStatement, compile_for
+from permitapi.permit import repository as permits
+from permitapi.permit.models import PermitRecord
 from permitapi.permit.repository import CachedPermit
+from permitapi.usage import repository as usage
 
-# The account's plan, add-on and overage flags are read in the reserving statement itself
-# (account/plan_sql.py): a plan changed by another process decides this very reservation.
-_ACCOUNT_OF_KEY = "api_keys JOIN accounts ON accounts.id = api_keys.account_id"
+# The statements below are compiled from the normal path's own expressions: the reservation
+# (`usage.repository.reservation`, its limit check and the key's activity in the WHERE), the
+# limit the headers show (`usage.repository.limit_of`), the key check
+# (`account.repository.key_active_query`) and the cache row's projection
+# (`permit.repository.CACHED_COLUMNS`). Nothing here restates a rule.
+_UNITS = bindparam("units", type_=Integer)
+_KEY = bindparam("api_key_id", type_=String)
+_PERIOD = bindparam("period", type_=String)
+_JURISDICTION = bindparam("jurisdiction", type_=String)
+_NUMBER = bindparam("permit_number", type_=String)
+_PARAMETERS = {"units", "api_key_id", "period", "jurisdiction", "permit_number"}
 
-
-def _pg_statement() -> str:
-    included = plan_sql.as_text("included_units", Meter.LOOKUP, "postgresql")
-    may_exceed = plan_sql.as_text("may_exceed", Meter.LOOKUP, "postgresql")
-    return f"""
-WITH reserved AS (
-    UPDATE usage_meters SET used = used + $1
-    WHERE api_key_id = $2 AND meter = 'lookup' AND period = $3
-      AND EXISTS (
-        SELECT 1 FROM {_ACCOUNT_OF_KEY}
-        WHERE api_keys.id = $2 AND api_keys.is_active
-          AND ({may_exceed} OR usage_meters.used + $1 <= {included})
-      )
-    RETURNING used
-)
-SELECT (SELECT used FROM reserved),
-       COALESCE((SELECT is_active FROM api_keys WHERE id = $2), false),
-       (SELECT {included} FROM {_ACCOUNT_OF_KEY} WHERE api_keys.id = $2),
-       p.permit_id, p.jurisdiction, p.display_number,
-       p.raw_status, p.normalized_status, p.permit_type, p.snapshot->>'address',
-       p.snapshot->>'work_description', p.fetched_at, p.last_attempted_at,
-       p.last_failure_reason, p.snapshot IS NOT NULL
-FROM (SELECT 1) AS one
-LEFT JOIN permits AS p ON p.jurisdiction = $4 AND p.permit_number = $5
-"""
+_RESERVE = usage.reservation(_KEY, Meter.LOOKUP, _PERIOD, _UNITS)
 
 
-def _sqlite_reserve() -> str:
-    included = plan_sql.as_text("included_units", Meter.LOOKUP, "sqlite")
-    may_exceed = plan_sql.as_text("may_exceed", Meter.LOOKUP, "sqlite")
-    return f"""
-UPDATE usage_meters SET used = used + :units
-WHERE api_key_id = :key AND meter = 'lookup' AND period = :period
-  AND EXISTS (
-    SELECT 1 FROM {_ACCOUNT_OF_KEY}
-    WHERE api_keys.id = :key AND api_keys.is_active
-      AND ({may_exceed} OR usage_meters.used + :units <= {included})
-  )
-RETURNING used, (SELECT {included} FROM {_ACCOUNT_OF_KEY} WHERE api_keys.id = :key)
-"""
+def _read(used: Any) -> Any:
+    """(used, key active, limit, *the cache row) with the row left-joined, so the answer has
+    one row whether or not the permit is stored."""
+    one: Subquery = select(literal(1)).subquery("one")
+    return (
+        select(
+            used,
+            func.coalesce(accounts.key_active_query(_KEY).scalar_subquery(), false()),
+            usage.limit_of(_KEY, Meter.LOOKUP),
+            *permits.CACHED_COLUMNS,
+        )
+        .select_from(one)
+        .outerjoin(PermitRecord, permits.identity(_JURISDICTION, _NUMBER))
+    )
 
 
-PG_RESERVE_AND_READ = _pg_statement()
-SQLITE_RESERVE = _sqlite_reserve()
+def _pg_reserve_and_read() -> RawStatement:
+    # One round trip: the reservation is a data-modifying CTE of the read.
+    reserved = _RESERVE.cte("reserved")
+    statement = _read(select(reserved.c.used).scalar_subquery())
+    return compile_for(statement, "asyncpg", _PARAMETERS)
 
-SQLITE_KEY_ACTIVE = "SELECT is_active FROM api_keys WHERE id = ?"
-PG_KEY_ACTIVE = "SELECT is_active FROM api_keys WHERE id = $1"
 
-SQLITE_READ = """
-SELECT permit_id, jurisdiction, display_number, raw_status, normalized_status, permit_type,
-       json_extract(snapshot, '$.address'), json_extract(snapshot, '$.work_description'),
-       fetched_at, last_attempted_at, last_failure_reason, snapshot IS NOT NULL
-FROM permits WHERE jurisdiction = ? AND permit_number = ?
-"""
+def _key_active(driver: Driver) -> RawStatement:
+    return compile_for(accounts.key_active_query(_KEY), driver, {"api_key_id"})
+
+
+PG_RESERVE_AND_READ = _pg_reserve_and_read()
+PG_KEY_ACTIVE = _key_active("asyncpg")
+# SQLite renders RETURNING's columns unqualified, so the limit cannot be a subquery of the
+# reservation's RETURNING (its join would be ambiguous): it is read with the row, as the normal
+# path reads it right after its reservation (`usage.repository.try_consume`).
+SQLITE_RESERVE = compile_for(_RESERVE, "sqlite3", {"units", "api_key_id", "period"})
+SQLITE_READ = compile_for(_read(null()), "sqlite3", _PARAMETERS - {"units", "period"})
+SQLITE_KEY_ACTIVE = _key_active("sqlite3")
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,24 +98,10 @@ class ReserveAndRead:
     key_active: bool
 
 
-def _cached(values: Any) -> CachedPermit | None:
-    if values is None or values[0] is None:
-        return None
-    v = list(values)
-    return CachedPermit(
-        permit_id=v[0],
-        jurisdiction=v[1],
-        display_number=v[2],
-        raw_status=v[3],
-        normalized_status=v[4],
-        permit_type=v[5],
-        address=v[6],
-        work_description=v[7],
-        fetched_at=stored_utc(v[8]),
-        last_attempted_at=stored_utc(v[9]),
-        last_failure_reason=v[10],
-        has_snapshot=bool(v[11]),
-    )
+def _answer(used: int | None, values: Any) -> ReserveAndRead:
+    """`values`: a row of `_read`."""
+    limit = None if used is None else values[2]
+    return ReserveAndRead(used, limit, permits.cached_permit(values[3:]), bool(values[1]))
 
 
 async def pg_reserve_and_read(
@@ -126,13 +113,17 @@ async def pg_reserve_and_read(
     jurisdiction: str,
     permit_number: str,
 ) -> ReserveAndRead:
-    record = await connection.fetchrow(
-        PG_RESERVE_AND_READ, units, api_key_id, period, jurisdiction, permit_number
+    arguments = PG_RESERVE_AND_READ.arguments(
+        {
+            "units": units,
+            "api_key_id": api_key_id,
+            "period": period,
+            "jurisdiction": jurisdiction,
+            "permit_number": permit_number,
+        }
     )
-    used = record[0]
-    return ReserveAndRead(
-        used, None if used is None else record[2], _cached(tuple(record)[3:]), bool(record[1])
-    )
+    record = await connection.fetchrow(PG_RESERVE_AND_READ.sql, *arguments)
+    return _answer(record[0], tuple(record))
 
 
 def sqlite_reserve_and_read(
@@ -144,39 +135,35 @@ def sqlite_reserve_and_read(
     jurisdiction: str,
     permit_number: str,
 ) -> ReserveAndRead:
-    """Two statements on a synchronous connection in autocommit mode: the reservation is its
-    own write transaction, then the cache row is read. The read needs no atomicity with the
-    reservation (a row refreshed in between is simply newer), and the key-active check runs only
-    when nothing was reserved (the reservation's own condition proves an active key).
+    """One short write transaction on a synchronous connection: the reservation, then the key's
+    activity, the limit and the cache row, as the normal path reads the limit after reserving in
+    its transaction (`usage.repository.try_consume`).
 
-    Raises sqlite3.OperationalError when the reservation meets a lock held past the connection's
-    short busy timeout (nothing is kept then). A read that fails after the reservation committed
-    returns the reservation without a row, so the caller's full path reuses it.
+    Raises sqlite3.OperationalError when the transaction meets a lock held past the
+    connection's short busy timeout, or fails on the way: it is rolled back then, so nothing is
+    reserved and the caller's full path starts from scratch.
     """
-    reserved = connection.execute(
-        SQLITE_RESERVE, {"units": units, "key": api_key_id, "period": period}
-    ).fetchall()
-    limit: int | None = None
-    if reserved:
-        used: int | None = reserved[0][0]
-        limit = reserved[0][1]
-        active = True
-    else:
-        used = None
-        active = sqlite_key_active(connection, api_key_id)
+    reserve = {"units": units, "api_key_id": api_key_id, "period": period}
+    read = {"api_key_id": api_key_id, "jurisdiction": jurisdiction, "permit_number": permit_number}
+    connection.execute("BEGIN IMMEDIATE")
     try:
-        row = connection.execute(SQLITE_READ, (jurisdiction, permit_number)).fetchone()
-    except sqlite3.Error:
-        if used is None:
-            raise
-        row = None
-    return ReserveAndRead(used, limit, _cached(row), active)
+        reserved = connection.execute(
+            SQLITE_RESERVE.sql, SQLITE_RESERVE.arguments(reserve)
+        ).fetchall()
+        values = connection.execute(SQLITE_READ.sql, SQLITE_READ.arguments(read)).fetchone()
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
+    return _answer(reserved[0][0] if reserved else None, values)
 
 
 async def pg_key_active(connection: Any, api_key_id: str) -> bool:
-    return bool(await connection.fetchval(PG_KEY_ACTIVE, api_key_id))
+    arguments = PG_KEY_ACTIVE.arguments({"api_key_id": api_key_id})
+    return bool(await connection.fetchval(PG_KEY_ACTIVE.sql, *arguments))
 
 
 def sqlite_key_active(connection: sqlite3.Connection, api_key_id: str) -> bool:
-    found = connection.execute(SQLITE_KEY_ACTIVE, (api_key_id,)).fetchone()
+    arguments = SQLITE_KEY_ACTIVE.arguments({"api_key_id": api_key_id})
+    found = connection.execute(SQLITE_KEY_ACTIVE.sql, arguments).fetchone()
     return bool(found and found[0])
