@@ -50,7 +50,7 @@ def permits_reads(ctx: AppContext, monkeypatch: pytest.MonkeyPatch) -> Iterator[
 def resolutions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Each resolution of the jurisdiction: an explicit slug looked up, or a number detected."""
     calls: list[str] = []
-    explicit, detect = lookup.explicit_jurisdiction, lookup._detect_cached
+    explicit, detect = lookup.explicit_jurisdiction, lookup.detected
 
     def explicit_counted(*args: Any) -> Any:
         calls.append("explicit")
@@ -61,7 +61,7 @@ def resolutions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         return detect(*args)
 
     monkeypatch.setattr(lookup, "explicit_jurisdiction", explicit_counted)
-    monkeypatch.setattr(lookup, "_detect_cached", detect_counted)
+    monkeypatch.setattr(lookup, "detected", detect_counted)
     return calls
 
 
