@@ -23,8 +23,8 @@ from permitapi.sources.base import Blocked, RetryLater
 from permitapi.sources.circuit import CircuitState
 from permitapi.sources.http import PortalHttp, SourcePolicy
 from permitapi.sources.shared_circuit import SharedCircuits
-from tests.foundation.test_burst_redis import REDIS_URL
 from tests.sources.core.support import LoopbackServer
+from tests.support.shared_redis import REDIS_URL
 
 SOURCE = "shared-src"
 HOST = "portal.example.gov"
