@@ -161,7 +161,23 @@ def test(pytest_args: list[str]) -> None:
     run(str(BIN / "ruff"), "format", "--check", *code)
     run(str(BIN / "mypy"))
     run(str(BIN / "lint-imports"))
-    run(str(BIN / "python"), "-m", "pytest", *pytest_args)
+    run(str(BIN / "python"), "-m", "pytest", *_parallel(pytest_args), *pytest_args)
+
+
+# docs/decisions.md "Parallel test workers": the suite mostly waits (subprocesses starting,
+# servers answering, PostgreSQL), so four workers keep two cores busy. `loadscope` sends a
+# module's tests to one worker, so each module-scoped dev server or simulator still starts once.
+TEST_WORKERS = "4"
+
+
+def _parallel(pytest_args: list[str]) -> list[str]:
+    """`-n 4 --dist loadscope` unless the caller chose the workers (`-n`, `--dist`,
+    `-p no:xdist`) or debugs (`--pdb`, `-s`), which a pool of workers cannot serve."""
+    own = ("-n", "--numprocesses", "--dist", "--pdb", "-s", "no:xdist")
+    if any(arg.startswith(own) or arg == "-pno:xdist" for arg in pytest_args):
+        return []
+    workers = os.environ.get("PERMITAPI_TEST_WORKERS", TEST_WORKERS)
+    return ["-n", workers, "--dist", "loadscope"]
 
 
 def dev(args: list[str]) -> None:

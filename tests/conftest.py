@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 
 import httpx
@@ -14,16 +15,15 @@ from permitapi.config import Settings
 from permitapi.context import AppContext
 from permitapi.kit.clock import FrozenClock
 from tests.support import databases
+from tests.support.per_backend import PerBackend
 
 BACKENDS = ("sqlite", "postgresql")
 TEST_SECRET = "test-secret-key-that-is-not-the-placeholder"
 
 
-@pytest.fixture(scope="session", params=BACKENDS)
-def database_url(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[str]:
-    if request.param == "sqlite":
+@contextmanager
+def migrated_database(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if backend == "sqlite":
         yield databases.migrated(databases.create_sqlite_database(tmp_path_factory.mktemp("db")))
         return
     name, url = databases.create_postgres_database()
@@ -31,6 +31,19 @@ def database_url(
         yield databases.migrated(url)
     finally:
         databases.drop_postgres_database(name)
+
+
+@pytest.fixture(scope="session")
+def migrated_databases(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PerBackend[str]]:
+    pool = PerBackend(lambda backend: migrated_database(backend, tmp_path_factory))
+    yield pool
+    pool.close()
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def database_url(request: pytest.FixtureRequest, migrated_databases: PerBackend[str]) -> str:
+    """Each backend's database is migrated once per session (per worker under xdist)."""
+    return migrated_databases.get(request.param)
 
 
 @pytest.fixture

@@ -16,8 +16,8 @@ import httpx
 import orjson
 import pytest
 
-from tests.foundation.test_problems import assert_problem
 from tests.support.dev_server import DevServer, dev_server
+from tests.support.problems import assert_problem
 
 pytestmark = pytest.mark.slow
 LIMIT = 1024 * 1024

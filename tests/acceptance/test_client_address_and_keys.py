@@ -17,11 +17,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.foundation.test_problems import assert_problem
 from tests.support.cli import cli_env, run_cli
 from tests.support.dev_server import DevServer, dev_server, free_port
 from tests.support.long_running import running
 from tests.support.mcp_client import call_tool, problem, structured
+from tests.support.problems import assert_problem
 
 pytestmark = pytest.mark.slow
 CURATED = "21030-20000-00256"

@@ -11,8 +11,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.foundation.test_problems import assert_problem
 from tests.support.dev_server import DevServer, dev_server
+from tests.support.problems import assert_problem
 
 pytestmark = pytest.mark.slow
 CURATED = "21030-20000-00256"

@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 import httpx
 import pytest
 
-from tests.foundation.test_problems import assert_problem
 from tests.support.dev_server import DevServer
+from tests.support.problems import assert_problem
 
 pytestmark = pytest.mark.slow
 

@@ -22,8 +22,8 @@ import pytest
 
 from permitapi.discovery.merge import distance_mi
 from permitapi.portalsim.ladbs_data import group_of
-from tests.foundation.test_problems import assert_problem
 from tests.support.dev_server import DevServer
+from tests.support.problems import assert_problem
 
 pytestmark = pytest.mark.slow
 

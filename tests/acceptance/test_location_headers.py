@@ -1,5 +1,5 @@
 """Every 201 and 202 names its resource in `Location` (issue 23; the OpenAPI walk in
-tests/foundation/test_openapi_typing.py holds the document to it): a registered webhook, a
+tests/web/openapi/test_typing.py holds the document to it): a registered webhook, a
 saved search and a new watch, against a real `permitapi dev` server, and each Location
 answers. (A replayed delivery's 202 points at the webhook's deliveries; it needs a finished
 delivery, which the webhook suites make.)"""

@@ -26,10 +26,10 @@ import httpx
 import pytest
 
 from tests.conftest import TEST_SECRET
-from tests.foundation.test_burst_redis import REDIS_URL
 from tests.support.cli import cli_env, fresh_database, run_cli
 from tests.support.dev_server import free_port
 from tests.support.long_running import Running, running
+from tests.support.shared_redis import REDIS_URL
 
 pytestmark = pytest.mark.slow
 

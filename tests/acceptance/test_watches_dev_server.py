@@ -14,9 +14,9 @@ import pytest
 from standardwebhooks import Webhook as Verifier
 
 from tests.acceptance.test_lookups_dev_server import SIM, fresh_permit
-from tests.foundation.test_problems import assert_problem
 from tests.support.cli import run_cli
 from tests.support.dev_server import DevServer
+from tests.support.problems import assert_problem
 from tests.support.receiver import Receiver, running_receiver
 
 pytestmark = pytest.mark.slow

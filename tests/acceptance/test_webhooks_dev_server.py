@@ -18,8 +18,8 @@ import pytest
 from standardwebhooks import Webhook as Verifier
 
 from tests.acceptance.test_lookups_dev_server import fresh_permit, status
-from tests.foundation.test_problems import assert_problem
 from tests.support.dev_server import DevServer
+from tests.support.problems import assert_problem
 from tests.support.receiver import Answer, Receiver, running_receiver
 
 pytestmark = pytest.mark.slow

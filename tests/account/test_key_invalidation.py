@@ -18,8 +18,8 @@ from permitapi.account import service as accounts
 from permitapi.account.key_cache import KeyCache
 from permitapi.account.plans import PlanName
 from permitapi.context import AppContext
-from tests.foundation.test_burst_redis import REDIS_URL
 from tests.support.accounts import make_account
+from tests.support.shared_redis import REDIS_URL
 
 UNREACHABLE = "redis://127.0.0.1:1/0"
 

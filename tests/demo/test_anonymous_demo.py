@@ -21,8 +21,8 @@ from permitapi.permit.lookup.status_record import STATUS_PHASES, status_phase
 from permitapi.sources.aca.status import table_for
 from permitapi.sources.epicla.status import EPICLA_STATUS
 from permitapi.sources.ladbs.status import LADBS_STATUS_TABLE
-from tests.foundation.test_burst_redis import REDIS_URL
-from tests.foundation.test_problems import assert_problem
+from tests.support.problems import assert_problem
+from tests.support.shared_redis import REDIS_URL
 
 CURATED = "21030-20000-00256"
 

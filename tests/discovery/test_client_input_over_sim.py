@@ -28,8 +28,8 @@ from permitapi.sources.http import PortalHttp
 from permitapi.sources.ladbs.adapter import LadbsAdapter
 from permitapi.telemetry.metrics import QUERY_DEFECTS
 from tests.conftest import TEST_SECRET
-from tests.foundation.test_problems import assert_problem
 from tests.support.accounts import make_account
+from tests.support.problems import assert_problem
 
 URL = "/api/v1/permits/search"
 FULL_WIDTH_ZIP = "\uff19\uff10\uff10\uff11\uff12"  # 90012 in full-width digits

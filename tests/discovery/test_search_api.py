@@ -21,9 +21,9 @@ from permitapi.context import AppContext
 from permitapi.discovery import search as search_module
 from permitapi.sources.base import Blocked, RetryLater
 from permitapi.usage import service as usage
-from tests.foundation.test_problems import assert_problem
 from tests.support.accounts import make_account
 from tests.support.fake_sources import FakeSearchSource, hit
+from tests.support.problems import assert_problem
 
 URL = "/api/v1/permits/search"
 DOWNTOWN = (34.0522, -118.2437)

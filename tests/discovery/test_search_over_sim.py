@@ -21,8 +21,8 @@ from permitapi.sources.epicla.adapter import EpicLaAdapter
 from permitapi.sources.families import SIMULATORS
 from permitapi.sources.http import PortalHttp
 from permitapi.sources.ladbs.adapter import LadbsAdapter
-from tests.foundation.test_problems import assert_problem
 from tests.support.accounts import make_account
+from tests.support.problems import assert_problem
 
 URL = "/api/v1/permits/search"
 

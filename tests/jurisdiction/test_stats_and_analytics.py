@@ -10,8 +10,8 @@ import httpx
 from permitapi.context import AppContext
 from permitapi.jurisdiction.stats import median_days
 from permitapi.permit.models import PermitRecord
-from tests.foundation.test_problems import assert_problem
 from tests.support.accounts import make_account
+from tests.support.problems import assert_problem
 
 
 async def store(

@@ -10,9 +10,9 @@ import pytest
 
 from permitapi.account import service as accounts
 from permitapi.context import AppContext
-from tests.foundation.test_problems import assert_problem
 from tests.saved_search.conftest import URL, Key, create, new_key, read, set_addon, usage
 from tests.support.accounts import make_account
+from tests.support.problems import assert_problem
 
 SEARCH = "/api/v1/permits/search"
 CRITERIA = {"city": "Los Angeles", "permit_type": "Electrical"}

@@ -7,8 +7,8 @@ import httpx
 
 from permitapi.account import repository as accounts
 from permitapi.context import AppContext
-from tests.foundation.test_problems import assert_problem
 from tests.support.fake_portal import FakePortal, snapshot
+from tests.support.problems import assert_problem
 from tests.support.receiver import Receiver
 from tests.webhook.conftest import Key, new_key, register
 

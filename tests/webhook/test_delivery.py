@@ -18,7 +18,7 @@ from permitapi.event import service as events
 from permitapi.kit.clock import FrozenClock
 from permitapi.webhook import repository, schedule
 from permitapi.webhook.jobs import DeliveryJobs
-from tests.foundation.test_problems import assert_problem
+from tests.support.problems import assert_problem
 from tests.support.receiver import Answer, Receiver
 from tests.webhook.conftest import Key, new_key, register
 

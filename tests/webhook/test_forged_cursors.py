@@ -15,7 +15,7 @@ from permitapi.context import AppContext
 from permitapi.event import feed
 from permitapi.kit.clock import FrozenClock
 from tests.conftest import TEST_SECRET
-from tests.foundation.test_problems import assert_problem
+from tests.support.problems import assert_problem
 from tests.webhook.conftest import new_key
 from tests.webhook.test_delivery import emit
 

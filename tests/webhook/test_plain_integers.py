@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 
 from permitapi.context import AppContext
-from tests.foundation.test_problems import assert_problem
+from tests.support.problems import assert_problem
 from tests.support.receiver import Receiver
 from tests.webhook.conftest import new_key, register
 

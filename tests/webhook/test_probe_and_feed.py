@@ -14,7 +14,7 @@ from permitapi.context import AppContext
 from permitapi.event import service as events
 from permitapi.event.service import EVENT_TYPES
 from permitapi.kit.clock import FrozenClock
-from tests.foundation.test_problems import assert_problem
+from tests.support.problems import assert_problem
 from tests.support.receiver import Answer, Receiver
 from tests.webhook.conftest import Key, new_key, register
 from tests.webhook.test_delivery import deliveries, emit

@@ -10,7 +10,7 @@ import pytest
 
 from permitapi.context import AppContext
 from permitapi.webhook.jobs import DeliveryJobs
-from tests.foundation.test_problems import assert_problem
+from tests.support.problems import assert_problem
 from tests.support.receiver import Receiver
 from tests.webhook.conftest import new_key, register
 from tests.webhook.test_delivery import emit

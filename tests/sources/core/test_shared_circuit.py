@@ -24,8 +24,8 @@ from permitapi.sources.circuit import CircuitState
 from permitapi.sources.http import PortalHttp
 from permitapi.sources.http_policy import SourcePolicy
 from permitapi.sources.shared_circuit import SharedCircuits
-from tests.foundation.test_burst_redis import REDIS_URL
 from tests.sources.core.support import LoopbackServer
+from tests.support.shared_redis import REDIS_URL
 
 SOURCE = "shared-src"
 HOST = "portal.example.gov"

@@ -15,9 +15,9 @@ import pytest
 from permitapi.sources.http import PortalHttp
 from permitapi.sources.http_policy import SourcePolicy
 from permitapi.sources.shared_pace import SharedPacer
-from tests.foundation.test_burst_redis import REDIS_URL
 from tests.sources.core.support import LoopbackServer
 from tests.sources.core.test_politeness import app, arrivals, get
+from tests.support.shared_redis import REDIS_URL
 
 RATE, BURST, REQUESTS = 10.0, 2, 24
 POLICY = SourcePolicy(max_concurrency=20, burst=BURST, requests_per_second=RATE)

@@ -18,7 +18,7 @@ from permitapi.context import AppContext
 from permitapi.usage import repository as usage_repository
 from permitapi.usage.models import UsageMeter
 from tests.permit.helpers import used
-from tests.permit.test_key_deactivation import account_key_id
+from tests.permit.lookup.test_key_deactivation import account_key_id
 from tests.support.accounts import make_account
 from tests.support.fake_portal import FakePortal, snapshot
 

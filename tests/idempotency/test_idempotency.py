@@ -22,8 +22,8 @@ from permitapi.idempotency import service
 from permitapi.idempotency.route import idempotent_post
 from permitapi.kit.clock import FrozenClock
 from permitapi.web.deps import Ctx, MaybeAuthenticated
-from tests.foundation.test_problems import assert_problem
 from tests.support.accounts import make_account
+from tests.support.problems import assert_problem
 
 PROBE = "/_probe/idempotent"
 

@@ -18,9 +18,9 @@ from permitapi.config import Settings
 from permitapi.context import AppContext
 from permitapi.jurisdiction import service
 from permitapi.kit.clock import FrozenClock
-from tests.foundation.test_burst_redis import REDIS_URL, two_instances
-from tests.foundation.test_problems import assert_problem
 from tests.support.accounts import make_account
+from tests.support.problems import assert_problem
+from tests.support.shared_redis import REDIS_URL, two_instances
 
 REQUEST = "/api/v1/jurisdictions/request"
 LIST = "/api/v1/jurisdictions/requests"

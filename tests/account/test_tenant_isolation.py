@@ -144,7 +144,7 @@ KEY_SCOPED_BY_PERMIT = frozenset(
     }
 )
 # Operations that expose no tenant's data: public reads, lookups of shared permits, meters
-# (each key reads its own; tested in tests/foundation/test_auth_and_usage.py), probes.
+# (each key reads its own; tested in tests/account/test_auth_and_usage.py), probes.
 UNSCOPED = frozenset(
     {
         ("GET", "/api/v1/permits/{permit_number}/status"),

@@ -7,8 +7,8 @@ import httpx
 import pytest
 
 from permitapi.context import AppContext
-from tests.foundation.test_problems import assert_problem
 from tests.support.accounts import make_account
+from tests.support.problems import assert_problem
 
 TOO_LONG = "9" * 300
 

@@ -7,9 +7,9 @@ import pytest
 
 from permitapi.context import AppContext
 from permitapi.sources import detect
-from tests.foundation.test_problems import assert_problem
 from tests.permit.helpers import keys_for, lookup_credits_used
 from tests.support.permits import LADBS_NUMBER, full_snapshot, store
+from tests.support.problems import assert_problem
 
 URL = "/api/v1/permit-resolutions"
 SHARED = "BLD2024-001234"  # the generic Accela format: dozens of agencies share it

@@ -14,9 +14,9 @@ from permitapi.permit.resource.endpoints import router as resource_router
 from permitapi.sources import detect
 from permitapi.sources.base import NormalizedStatus
 from permitapi.sources.status import NORMALIZATION_VERSION
-from tests.foundation.test_problems import assert_problem
 from tests.permit.helpers import keys_for, lookup_credits_used
 from tests.support.permits import LADBS_NUMBER, LADBS_URL, full_snapshot, store
+from tests.support.problems import assert_problem
 
 
 async def test_full_resource(client: httpx.AsyncClient, ctx: AppContext) -> None:

@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from permitapi.config import Settings
-from tests.foundation.test_problems import assert_problem
+from tests.support.problems import assert_problem
 
 LIMIT = 4096
 BATCH = "/api/v1/permits/batch-status"

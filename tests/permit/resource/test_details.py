@@ -9,9 +9,9 @@ import pytest
 
 from permitapi.context import AppContext
 from permitapi.sources.base import Inspection
-from tests.foundation.test_problems import assert_problem
 from tests.permit.helpers import keys_for, lookup_credits_used
 from tests.support.permits import LADBS_NUMBER, full_snapshot, store
+from tests.support.problems import assert_problem
 
 SHARED = "BLD2024-001234"
 

@@ -9,8 +9,8 @@ import httpx
 from permitapi.account import service as accounts
 from permitapi.context import AppContext
 from permitapi.kit.clock import FrozenClock
-from tests.foundation.test_problems import assert_problem
 from tests.support.accounts import make_account
+from tests.support.problems import assert_problem
 
 
 async def test_missing_invalid_and_deactivated_keys_are_401(

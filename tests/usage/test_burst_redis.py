@@ -2,41 +2,18 @@
 
 from __future__ import annotations
 
-import os
 import time
 import uuid
 from contextlib import AsyncExitStack
 
 import httpx
 import pytest
-from fastapi import FastAPI
 
-from permitapi.app import create_app
 from permitapi.config import Settings
-from permitapi.context import AppContext
 from permitapi.kit.clock import FrozenClock
-from tests.foundation.test_problems import assert_problem
 from tests.support.accounts import make_account
-
-REDIS_URL = os.environ.get("PERMITAPI_TEST_REDIS_URL", "redis://127.0.0.1:6379/11")
-
-
-async def two_instances(
-    stack: AsyncExitStack, settings: Settings, clock: FrozenClock
-) -> tuple[AppContext, httpx.AsyncClient, httpx.AsyncClient]:
-    clients = []
-    contexts = []
-    for _ in range(2):
-        app: FastAPI = create_app(settings, clock=clock)
-        await stack.enter_async_context(app.router.lifespan_context(app))
-        contexts.append(app.state.ctx)
-        transport = httpx.ASGITransport(app=app)
-        clients.append(
-            await stack.enter_async_context(
-                httpx.AsyncClient(transport=transport, base_url="http://testserver")
-            )
-        )
-    return contexts[0], clients[0], clients[1]
+from tests.support.problems import assert_problem
+from tests.support.shared_redis import REDIS_URL, two_instances
 
 
 async def call(client: httpx.AsyncClient, key: str, n: int) -> httpx.Response:

@@ -19,7 +19,7 @@ from permitapi.event.data_schemas import EVENT_DATA
 from permitapi.event.examples import example_data
 from permitapi.event.service import EVENT_TYPES
 from permitapi.web.openapi_completion import sample
-from tests.foundation.test_openapi_document import doc, operations, resolve
+from tests.web.openapi.test_document import doc, operations, resolve
 
 __all__ = ["doc"]
 
