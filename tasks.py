@@ -3,7 +3,7 @@
 
     python3 tasks.py dev     run the service offline on its embedded defaults
     python3 tasks.py test    run the whole suite: ruff, mypy (strict on src/), pytest on
-                             SQLite and PostgreSQL
+                             SQLite and PostgreSQL in four parallel workers
     python3 tasks.py clients regenerate the Python and TypeScript clients under clients/
                              from the app's OpenAPI document (tools/clients)
 

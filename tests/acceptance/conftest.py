@@ -7,35 +7,22 @@ shared state, so they can share a server. The simulator's latency is 0 so walks 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 
 import httpx
 import pytest
 
 from tests.support.dev_server import DevServer, dev_server
-from tests.support.per_backend import PerBackend
-
-
-@contextmanager
-def shared_dev_server(backend: str, workdir: Path) -> Iterator[DevServer]:
-    with dev_server(backend, workdir, "--latency-ms", "0") as running:
-        if running.sqlite:
-            assert (workdir / "var" / "permitapi.db").exists()
-        yield running
-
-
-@pytest.fixture(scope="session")
-def dev_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PerBackend[DevServer]]:
-    pool = PerBackend(lambda backend: shared_dev_server(backend, tmp_path_factory.mktemp("dev")))
-    yield pool
-    pool.close()
 
 
 @pytest.fixture(scope="session", params=["sqlite", "postgresql"])
-def server(request: pytest.FixtureRequest, dev_servers: PerBackend[DevServer]) -> DevServer:
-    """Each backend's server starts once per session (per worker under xdist)."""
-    return dev_servers.get(request.param)
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[DevServer]:
+    workdir = tmp_path_factory.mktemp("dev")
+    with dev_server(request.param, workdir, "--latency-ms", "0") as running:
+        if running.sqlite:
+            assert (workdir / "var" / "permitapi.db").exists()
+        yield running
 
 
 @pytest.fixture

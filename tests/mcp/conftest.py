@@ -17,7 +17,6 @@ import httpx
 import pytest
 
 from tests.support.dev_server import DevServer, dev_server
-from tests.support.per_backend import PerBackend
 
 DEPLOYED_HOST = "permits.example.test"
 DEMO_CALLS_PER_DAY = 5
@@ -31,41 +30,21 @@ SERVER_ENV = {
 }
 
 
-@pytest.fixture(scope="session")
-def dev_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PerBackend[DevServer]]:
-    pool = PerBackend(
-        lambda backend: dev_server(
-            backend,
-            tmp_path_factory.mktemp("mcp-dev"),
-            "--latency-ms",
-            "0",
-            env_overrides=SERVER_ENV,
-        )
-    )
-    yield pool
-    pool.close()
-
-
 @pytest.fixture(scope="session", params=["sqlite", "postgresql"])
-def server(request: pytest.FixtureRequest, dev_servers: PerBackend[DevServer]) -> DevServer:
-    """Each backend's server starts once per session (per worker under xdist)."""
-    return dev_servers.get(request.param)
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[DevServer]:
+    workdir = tmp_path_factory.mktemp("mcp-dev")
+    with dev_server(
+        request.param, workdir, "--latency-ms", "0", env_overrides=SERVER_ENV
+    ) as running:
+        yield running
 
 
 @pytest.fixture(scope="session")
-def accounts_by_server() -> dict[str, dict[str, dict[str, str]]]:
-    return {}
-
-
-@pytest.fixture(scope="session")
-def accounts(
-    server: DevServer, accounts_by_server: dict[str, dict[str, dict[str, str]]]
-) -> dict[str, dict[str, str]]:
+def accounts(server: DevServer) -> dict[str, dict[str, str]]:
     """Accounts of this suite: enterprise with the discovery add-on (600 calls a minute), pro
-    without it (the free discovery allowance), free (3 calls a minute, 1 watch). Made once per
-    server, like the server (kept when a worker moves to the other backend and back)."""
-    if server.base_url in accounts_by_server:
-        return accounts_by_server[server.base_url]
+    without it (the free discovery allowance), free (3 calls a minute, 1 watch)."""
     made = {}
     for name, args in {
         "enterprise": ("--plan", "enterprise", "--discovery-addon"),
@@ -75,7 +54,6 @@ def accounts(
         created = server.cli("keys", "create", *args, "--json")
         assert created.returncode == 0, created.stderr
         made[name] = json.loads(created.stdout)
-    accounts_by_server[server.base_url] = made
     return made
 
 

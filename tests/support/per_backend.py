@@ -4,7 +4,7 @@ pytest keeps a single instance of a parametrised session fixture: when the next 
 the other backend it tears the first down. In one process pytest orders the tests so that this
 happens once; under pytest-xdist's `--dist loadscope` a worker runs a module's SQLite tests and
 then its PostgreSQL tests, module after module, so a parametrised fixture that owned a
-database or a dev server would migrate or restart it at every module. The parametrised fixture
+database would migrate a new one at every module. The parametrised fixture
 asks this pool instead, which keeps each backend's value until the session ends.
 """
 
