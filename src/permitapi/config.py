@@ -122,7 +122,7 @@ class Settings(BaseSettings):
     refresh_lease_seconds: float = Field(default=90.0, gt=0)
     # A fresh cache hit of GET status reserves and reads on the raw driver (permit/hot_path.py).
     # Off, every lookup takes the normal path: the two must answer alike byte for byte
-    # (tests/permit/test_fast_path_equivalence.py), so this is for comparison and diagnosis.
+    # (tests/permit/lookup/fast/test_fast_path_equivalence.py), so this is for comparison and diagnosis.
     fast_path: bool = True
 
     # -- observability ------------------------------------------------------------------------

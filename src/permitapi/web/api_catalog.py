@@ -5,7 +5,7 @@ generated Python and TypeScript clients use: `getPermitStatus`, `batchPermitStat
 the problem codes its documented error statuses can carry beyond the ones every operation
 shares (`shared_codes`). The key is the route itself, so reordering or regrouping routers never
 renames an operation. A route missing from the table is still named, from its endpoint
-function (`watch_permit` -> `watchPermit`), but tests/foundation/test_openapi_document.py asks
+function (`watch_permit` -> `watchPermit`), but tests/web/openapi/test_document.py asks
 for an entry: a generated client's method names are part of the public contract.
 
 `CODES` is the one-line meaning of each problem code, shown as the summary of the code's

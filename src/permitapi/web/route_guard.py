@@ -12,7 +12,7 @@ own path, so for those the test is equality. Order, matching and dispatch are Fa
 a router holding something without a path (a Host route) is left unguarded.
 
 It relies on `fastapi.routing._IncludedRouter`, private to the pinned FastAPI: a FastAPI
-upgrade that changes it fails tests/foundation/test_route_guard.py.
+upgrade that changes it fails tests/web/test_route_guard.py.
 """
 
 from __future__ import annotations
