@@ -120,9 +120,10 @@ class Settings(BaseSettings):
     # How long one process owns a permit's refresh (cross-process single flight); longer than
     # one fetch with its bounded retries, so a live holder is never overtaken.
     refresh_lease_seconds: float = Field(default=90.0, gt=0)
-    # A fresh cache hit of GET status reserves and reads on the raw driver (permit/hot_path.py).
-    # Off, every lookup takes the normal path: the two must answer alike byte for byte
-    # (tests/permit/lookup/fast/test_fast_path_equivalence.py), so this is for comparison and diagnosis.
+    # A fresh cache hit of GET status reserves and reads on the raw driver
+    # (permit/lookup/fast/path.py). Off, every lookup takes the normal path: the two must answer
+    # alike byte for byte (tests/permit/lookup/fast/test_fast_path_equivalence.py), so this is
+    # for comparison and diagnosis.
     fast_path: bool = True
 
     # -- observability ------------------------------------------------------------------------
