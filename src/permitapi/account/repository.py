@@ -203,7 +203,7 @@ async def list_accounts(session: AsyncSession) -> list[AccountListing]:
 
 def key_active_query(api_key_id: Any) -> Select[bool]:
     """The key's `is_active` (no row: deleted). `api_key_id` may be a bind parameter: the fast
-    path compiles this same query for its raw drivers (permit/hot_repository.py)."""
+    path compiles this same query for its raw drivers (permit/lookup/fast/repository.py)."""
     return select(ApiKey.is_active).where(ApiKey.id == api_key_id)
 
 

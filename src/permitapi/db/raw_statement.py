@@ -1,10 +1,10 @@
 """A SQLAlchemy statement compiled once for a raw driver (asyncpg, sqlite3).
 
-The fast path runs on the drivers themselves (permit/hot_repository.py) but must not carry its
-own copy of the SQL: it compiles the very expressions the normal path executes. Constants of
-those expressions (plan names, limits, JSON paths) become fixed arguments, passed through the
-dialect's bind processors once here, as SQLAlchemy's execution would on every call; the named
-bind parameters are filled in per call.
+The fast path runs on the drivers themselves (permit/lookup/fast/repository.py) but must not
+carry its own copy of the SQL: it compiles the very expressions the normal path executes.
+Constants of those expressions (plan names, limits, JSON paths) become fixed arguments, passed
+through the dialect's bind processors once here, as SQLAlchemy's execution would on every
+call; the named bind parameters are filled in per call.
 """
 
 from __future__ import annotations

@@ -106,7 +106,7 @@ CACHED_COLUMNS = (
     PermitRecord.snapshot.is_not(None),
 )
 """The cache row's projection, for the normal path's reads and compiled for the fast path's
-raw drivers (permit/hot_repository.py): one projection, read back by `cached_permit`."""
+raw drivers (permit/lookup/fast/repository.py): one projection, read back by `cached_permit`."""
 
 
 def cached_permit(values: Sequence[Any]) -> CachedPermit | None:

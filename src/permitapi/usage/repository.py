@@ -31,7 +31,8 @@ class Consumed:
 def reservation(api_key_id: Any, meter: Meter, period: Any, units: Any) -> ReturningUpdate[int]:
     """Add `units` to the meter row if the key is still active and its account's plan allows
     them, RETURNING the new total (no row: not reserved). The arguments may be bind parameters:
-    the fast path compiles this same statement for its raw drivers (permit/hot_repository.py)."""
+    the fast path compiles this same statement for its raw drivers
+    (permit/lookup/fast/repository.py)."""
     # Callers may hold a principal from a short in-process key cache; reading the key's
     # activity and its account's plan, add-on and overage flags in this same statement makes a
     # deactivation or a plan change by another process effective at once, at no extra round
