@@ -17,12 +17,11 @@ import typer
 import uvicorn
 from sqlalchemy.engine.url import make_url
 
-from permitapi import composition, dev_state
+from permitapi import dev_state
 from permitapi.account import key_invalidation
 from permitapi.account import repository as account_rows
 from permitapi.account import service as accounts
 from permitapi.account.plans import PlanName
-from permitapi.app import build_context, create_app
 from permitapi.config import DEFAULT_SQLITE_PATH, MIN_SECRET_KEY_BYTES, Settings, sqlite_url
 from permitapi.db import migrate
 from permitapi.db.engine import create_engine, create_sessionmaker
@@ -34,7 +33,11 @@ from permitapi.telemetry import logs
 from permitapi.watch.jobs import WatchCheck
 from permitapi.worker import progress
 from permitapi.worker.daily_pass import DailyPass
-from permitapi.worker.runner import Worker
+
+# The app, composition (every job source) and the worker runner are imported by the commands
+# that run them: importing them costs about two seconds, which every other command (keys, db,
+# --help) and every CLI call of the test suite would pay. cli.py is the top layer, so these
+# imports dodge no circle.
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__, rich_markup_mode=None)
 db_app = typer.Typer(no_args_is_help=True, help="Database migrations.")
@@ -320,6 +323,10 @@ SQLITE_PROCESSES_WARNING = (
 @app.command()
 def worker() -> None:
     """Run the background job runner until SIGINT/SIGTERM."""
+    from permitapi import composition
+    from permitapi.app import build_context
+    from permitapi.worker.runner import Worker
+
     settings = Settings()
     logs.configure(settings.effective_log_format, settings.log_level)
 
@@ -341,6 +348,8 @@ def worker() -> None:
 @jobs_app.command("list")
 def jobs_list() -> None:
     """Every job source and schedule the worker runs."""
+    from permitapi import composition
+
     typer.echo(composition.job_sources.__doc__ or "")
 
 
@@ -359,6 +368,10 @@ def jobs_run(
     """Run one pass of one job source now: progress on stderr (a bar on a terminal, a count
     every few seconds otherwise), then a summary. Beside a running `permitapi dev` it uses that
     server's database and portal simulator unless the environment says otherwise."""
+    from permitapi import composition
+    from permitapi.app import build_context
+    from permitapi.worker.runner import Worker
+
     try:
         source = composition.source_named(name)
     except KeyError:
@@ -473,6 +486,9 @@ def dev(
 ) -> None:
     """Offline development server on embedded defaults (SQLite under ./var), with the portal
     simulator mounted at /_sim and every jurisdiction pointed at it."""
+    from permitapi import composition
+    from permitapi.app import create_app
+
     settings = dev_settings(host, port)
     logs.configure(settings.effective_log_format, settings.log_level)
     migrate.upgrade(settings.database_url)

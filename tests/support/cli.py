@@ -20,6 +20,10 @@ def cli_env(database_url: str | None, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PERMITAPI_")}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC_DIR), env.get("PYTHONPATH")]))
     env["PYTHONUNBUFFERED"] = "1"
+    # Four test workers share one PostgreSQL server (max_connections 100 by default): each
+    # server, worker or command process keeps a small pool (5 + 5 overflow instead of 20 + 20),
+    # which is plenty for one test's traffic. A test may still ask for more through `extra`.
+    env["PERMITAPI_DATABASE_POOL_SIZE"] = "5"
     if database_url is not None:
         env["PERMITAPI_DATABASE_URL"] = database_url
     env.update(extra)

@@ -28,7 +28,9 @@ from tests.support.cli import cli_env
 _SERVER = r"""
 import json, os, selectors, signal, sys, traceback
 
-import permitapi.cli as cli  # imports all its commands run: app, composition, every job
+import permitapi.cli as cli
+# What the commands import when they run.
+import permitapi.app, permitapi.composition, permitapi.worker.runner  # noqa
 
 def report(message):
     os.write(1, (json.dumps(message) + "\n").encode())
