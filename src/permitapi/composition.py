@@ -18,7 +18,7 @@ from permitapi.context import AppContext
 from permitapi.event import service as events
 from permitapi.idempotency.jobs import IdempotencyPurge
 from permitapi.permit import observers
-from permitapi.permit.operation.jobs import OperationJobs
+from permitapi.permit.lookup.jobs import OperationJobs
 from permitapi.permit_created.jobs import PermitCreatedMonitor
 from permitapi.saved_search.jobs import SavedSearchEvaluations
 from permitapi.source_health.jobs import CanaryPass

@@ -46,7 +46,7 @@ from permitapi.config import Settings
 from permitapi.context import AppContext
 from permitapi.event.models import DomainEvent, FeedEntry
 from permitapi.event.service import PERMIT_EVENT_TYPES
-from permitapi.permit.operation.jobs import MAX_ATTEMPTS
+from permitapi.permit.lookup.jobs import MAX_ATTEMPTS
 from permitapi.permit.operation.models import Operation
 from permitapi.permit_created.jobs import PermitCreatedMonitor
 from permitapi.saved_search.jobs import SavedSearchEvaluations

@@ -1,4 +1,5 @@
-"""The worker's operation job source: claims due operations and runs their refreshes.
+"""The worker's operation job source (it lives with lookup: finishing an operation runs a
+lookup's refresh): claims due operations and runs their refreshes.
 
 Claiming moves pending rows (and running rows whose lease expired: their worker died) to
 running under this worker's lease. The refresh goes through the same single-flight path as
@@ -27,7 +28,7 @@ from permitapi.permit.operation import repository, service
 from permitapi.permit.operation.models import Operation
 from permitapi.worker import progress
 
-log = logging.getLogger("permitapi.permit.operation.jobs")
+log = logging.getLogger("permitapi.permit.lookup.jobs")
 
 CLAIM_BATCH = 4
 MAX_ATTEMPTS = 3  # a job that killed its worker this often is failed instead of retried
