@@ -24,7 +24,7 @@ from permitapi.account import plans
 from permitapi.app import create_app
 from permitapi.config import Settings
 from permitapi.context import AppContext
-from permitapi.usage.burst import BurstLimiter, LimitsMemoryWindows
+from permitapi.kit.burst import BurstLimiter, LimitsMemoryWindows
 
 
 class Item(BaseModel):

@@ -15,11 +15,14 @@ from permitapi.account import key_invalidation
 from permitapi.config import Settings, get_settings
 from permitapi.context import AppContext
 from permitapi.db.engine import create_engine, create_sessionmaker
+from permitapi.demo.access import require_principal_or_demo
 from permitapi.discovery.endpoints import router as discovery_router
 from permitapi.event.endpoints import router as events_router
+from permitapi.event.openapi_webhooks import add_webhooks
 from permitapi.health.endpoints import router as health_router
 from permitapi.jurisdiction.endpoints import router as jurisdiction_router
 from permitapi.kit import gc_tuning
+from permitapi.kit.burst import BurstLimiter
 from permitapi.kit.clock import Clock, SystemClock
 from permitapi.mcp.server import ToolServer
 from permitapi.observability.endpoints import router as metrics_router
@@ -39,12 +42,12 @@ from permitapi.sources.registry import Directory, default_directory
 from permitapi.sources.shared_circuit import SharedCircuits
 from permitapi.sources.shared_pace import SharedPacer
 from permitapi.telemetry import logs
-from permitapi.usage.burst import BurstLimiter
+from permitapi.usage import auth_dependencies
 from permitapi.usage.endpoints import router as usage_router
 from permitapi.watch.endpoints import router as watch_router
 from permitapi.web.body_limit import BodyLimitMiddleware
 from permitapi.web.docs import install_docs
-from permitapi.web.openapi import build_openapi
+from permitapi.web.openapi import KeyUses, build_openapi
 from permitapi.web.problems import install_problem_handlers
 from permitapi.web.request_context import RequestContextMiddleware
 from permitapi.web.route_guard import guard_included_routers
@@ -58,6 +61,17 @@ Authenticate with the `X-API-Key` header. Every error is an RFC 9457 problem
 (`application/problem+json`) with a stable `code`. Authenticated responses carry
 `X-RateLimit-Limit`, `X-RateLimit-Remaining` (units of the endpoint's monthly meter) and
 `X-RateLimit-Reset` (Unix time in seconds of the next UTC month start)."""
+
+
+# How each authentication dependency uses X-API-Key, for the OpenAPI document's security
+# requirements and rate-limit headers (web/ imports no domain, so it is told here).
+KEY_USES: KeyUses = {
+    auth_dependencies.require_principal: "required",
+    auth_dependencies.require_principal_unthrottled: "required",
+    auth_dependencies.require_principal_cached: "required",
+    require_principal_or_demo: "demo",
+    auth_dependencies.optional_principal: "optional",
+}
 
 
 def build_context(
@@ -141,7 +155,7 @@ def create_app(
         redoc_url=None,
         openapi_url="/openapi.json",
     )
-    install_problem_handlers(app)
+    install_problem_handlers(app, refusal_headers=auth_dependencies.rate_limit_headers_for_refusal)
     # Added first, so it runs inside the request context (outermost) and before everything else.
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_request_body_bytes)
     app.add_middleware(
@@ -177,7 +191,9 @@ def create_app(
         app.mount(prefix, mounted)
     install_docs(app)
     guard_included_routers(app)
-    app.openapi = lambda: build_openapi(app)  # type: ignore[method-assign]
+    app.openapi = lambda: build_openapi(  # type: ignore[method-assign]
+        app, key_uses=KEY_USES, additions=(add_webhooks,)
+    )
     return app
 
 

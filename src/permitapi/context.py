@@ -11,11 +11,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from permitapi.account.key_cache import KeyCache
 from permitapi.config import Settings
+from permitapi.kit.burst import BurstLimiter
 from permitapi.kit.clock import Clock
 from permitapi.sources.gateway import SourceGateway
 from permitapi.sources.http import PortalHttp
 from permitapi.sources.registry import Directory
-from permitapi.usage.burst import BurstLimiter
 
 
 @dataclass

@@ -21,7 +21,7 @@ from permitapi.errors import BadRequest
 from permitapi.idempotency import service
 from permitapi.idempotency.route import idempotent_post
 from permitapi.kit.clock import FrozenClock
-from permitapi.web.deps import Ctx, MaybeAuthenticated
+from permitapi.usage.auth_dependencies import Ctx, MaybeAuthenticated
 from tests.support.accounts import make_account
 from tests.support.problems import assert_problem
 

@@ -86,7 +86,7 @@ async def test_redis_down_degrades_to_per_process_windows(
     async with AsyncExitStack() as stack:
         ctx, first, second = await two_instances(stack, down, clock)
         key = (await make_account(ctx, "free")).live_key
-        with caplog.at_level("WARNING", logger="permitapi.usage.burst"):
+        with caplog.at_level("WARNING", logger="permitapi.kit.burst"):
             answers = [(await call(first, key, n)).status_code for n in range(3)]
         assert answers == [200, 200, 200]
         assert "rate windows are per process" in caplog.text

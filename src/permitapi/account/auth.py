@@ -1,13 +1,13 @@
 """Authentication as a domain service: an API key in, a `Principal` out, or the one refusal
 (401 invalid_api_key).
 
-Transport stays with the callers: REST reads `X-API-Key` (web/deps.py), the tool server reads
-`Authorization: Bearer` or `X-API-Key` (mcp/auth.py), GET status reads the key through the
-short in-process key cache. What a key means, and how a refused one is worded, lives here only,
-so the REST endpoints, the fast route and the tool server cannot drift apart. A key cached by
-this process may have been deactivated by another (the CLI): whoever finds out (a reservation's
-own condition, a sandbox call's check) refuses through `refuse_deactivated`, which also drops
-the key from every cache of this process.
+Transport stays with the callers: REST reads `X-API-Key` (usage/auth_dependencies.py), the
+tool server reads `Authorization: Bearer` or `X-API-Key` (mcp/auth.py), GET status reads the
+key through the short in-process key cache. What a key means, and how a refused one is worded,
+lives here only, so the REST endpoints, the fast route and the tool server cannot drift apart.
+A key cached by this process may have been deactivated by another (the CLI): whoever finds out
+(a reservation's own condition, a sandbox call's check) refuses through `refuse_deactivated`,
+which also drops the key from every cache of this process.
 """
 
 from __future__ import annotations

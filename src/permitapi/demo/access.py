@@ -4,18 +4,23 @@ A keyless status or batch call is answered like a sandbox key's (the same curate
 portal fetch, nothing metered) with `X-Demo-Mode: true` and rate-limit headers that show the
 demo cap: PERMITAPI_DEMO_CALLS_PER_DAY (30) per client address over a rolling 24 hours. Past
 it: 429 `demo_limit_exceeded` with Retry-After. A batch is one call.
+
+`require_principal_or_demo` is the status and batch routes' dependency: a key is
+authenticated as everywhere (usage/auth_dependencies.py), a keyless call is admitted here.
 """
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Annotated, Final
 
+from fastapi import Depends
 from starlette.requests import Request
 
 from permitapi.account.plans import PLANS, PlanName
 from permitapi.account.service import Principal
 from permitapi.context import AppContext
 from permitapi.demo.address_cap import count_call
+from permitapi.usage.auth_dependencies import API_KEY_HEADER, Ctx, require_principal_cached
 from permitapi.usage.window_refusal import window_spent
 
 DEMO_HEADER: Final = "X-Demo-Mode"
@@ -61,3 +66,16 @@ async def admit(request: Request, ctx: AppContext) -> Principal:
             headers,
         )
     return DEMO_PRINCIPAL
+
+
+async def require_principal_or_demo(request: Request, ctx: Ctx) -> Principal:
+    """Status and batch: with a key, `require_principal_cached`; without one, the anonymous
+    demo (`admit`: the sandbox's dataset, a per-address daily cap)."""
+    if request.headers.get(API_KEY_HEADER) is None:
+        principal = await admit(request, ctx)
+        request.state.principal = principal
+        return principal
+    return await require_principal_cached(request, ctx)
+
+
+AuthenticatedOrDemo = Annotated[Principal, Depends(require_principal_or_demo)]

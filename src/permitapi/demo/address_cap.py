@@ -10,7 +10,7 @@ from starlette.requests import Request
 
 from permitapi.context import AppContext
 from permitapi.demo.client_address import client_address
-from permitapi.usage.burst import CountedVerdict
+from permitapi.kit.burst import CountedVerdict
 
 WINDOW_SECONDS: Final = 24 * 3600
 

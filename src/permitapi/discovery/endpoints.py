@@ -14,7 +14,7 @@ from permitapi.discovery import service
 from permitapi.discovery.filters import DEFAULT_LIMIT, MAX_LIMIT, MAX_RADIUS_MI, PERMIT_TYPES
 from permitapi.discovery.schemas import SearchResponse, UnverifiableProblem
 from permitapi.errors import PROBLEM_CONTENT_TYPE
-from permitapi.web.deps import Authenticated, Ctx, record_meter, use_meter
+from permitapi.usage.auth_dependencies import Authenticated, Ctx, record_meter, use_meter
 from permitapi.web.openapi import problem_responses
 
 router = APIRouter(tags=["discovery"])

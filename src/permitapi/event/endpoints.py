@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query
 
 from permitapi.event import feed
 from permitapi.event.schemas import EventFeed
-from permitapi.web.deps import AuthenticatedFree, Ctx
+from permitapi.usage.auth_dependencies import AuthenticatedFree, Ctx
 from permitapi.web.openapi import problem_responses
 from permitapi.web.plain_int import PlainInt
 

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from permitapi.db.engine import ping
 from permitapi.errors import ServiceUnavailable
 from permitapi.health.probes import ping_redis
-from permitapi.web.deps import Ctx
+from permitapi.usage.auth_dependencies import Ctx
 from permitapi.web.openapi import problem_responses
 
 router = APIRouter(tags=["health"])

@@ -24,7 +24,7 @@ from permitapi.context import AppContext
 from permitapi.demo.client_address import client_address
 from permitapi.idempotency import service
 from permitapi.idempotency.service import Claim, StoredResponse
-from permitapi.web.deps import optional_principal
+from permitapi.usage.auth_dependencies import optional_principal
 from permitapi.web.openapi import problem_responses
 
 log = logging.getLogger("permitapi.idempotency")

@@ -19,7 +19,7 @@ from permitapi.jurisdiction.schemas import (
     JurisdictionStats,
     RequestedJurisdictionList,
 )
-from permitapi.web.deps import Authenticated, Ctx, MaybeAuthenticated
+from permitapi.usage.auth_dependencies import Authenticated, Ctx, MaybeAuthenticated
 from permitapi.web.openapi import problem_responses
 from permitapi.web.plain_int import PlainInt
 

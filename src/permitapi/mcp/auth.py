@@ -30,7 +30,8 @@ from permitapi.context import AppContext
 from permitapi.demo import access as demo
 from permitapi.errors import Unauthorized
 from permitapi.usage import service as usage
-from permitapi.web.deps import set_rate_limit_headers, set_response_header
+from permitapi.usage.auth_dependencies import set_rate_limit_headers
+from permitapi.web.request_context import set_response_header
 
 
 class Access(Enum):

@@ -59,7 +59,7 @@ from permitapi.mcp import results
 from permitapi.mcp.auth import authenticate
 from permitapi.mcp.tools import BY_NAME, TOOLS, Tool, ToolCall, check_values
 from permitapi.telemetry.metrics import MCP_TOOL_CALLS
-from permitapi.web.deps import get_ctx_now, record_meter
+from permitapi.usage.auth_dependencies import get_ctx_now, record_meter
 
 log = logging.getLogger("permitapi.mcp")
 

@@ -81,9 +81,9 @@ from permitapi.permit.resource.schemas import (
     Resolution,
 )
 from permitapi.sources.registry import Directory
+from permitapi.usage.auth_dependencies import record_meter
 from permitapi.watch import service as watches
 from permitapi.watch.schemas import WatchEnrolled, WatchList, WatchRemoved
-from permitapi.web.deps import record_meter
 
 # REST answers a 202 with `Retry-After: 2` (permit/lookup/endpoints.py): the same pause here.
 POLL_AFTER_SECONDS = 2

@@ -11,7 +11,7 @@ from starlette.responses import Response
 from permitapi.errors import Unauthorized
 from permitapi.observability import service
 from permitapi.telemetry.metrics import REGISTRY
-from permitapi.web.deps import Ctx
+from permitapi.usage.auth_dependencies import Ctx
 from permitapi.web.openapi import problem_responses
 
 router = APIRouter(tags=["health"])

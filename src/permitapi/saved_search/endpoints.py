@@ -17,7 +17,7 @@ from permitapi.saved_search.schemas import (
     SavedSearchOut,
     SavedSearchUpdate,
 )
-from permitapi.web.deps import AuthenticatedFree, Ctx, use_meter
+from permitapi.usage.auth_dependencies import AuthenticatedFree, Ctx, use_meter
 from permitapi.web.openapi import problem_responses
 
 router = APIRouter(tags=["saved searches"], dependencies=[use_meter(Meter.DISCOVERY)])

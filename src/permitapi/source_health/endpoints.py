@@ -9,7 +9,7 @@ from fastapi import APIRouter
 
 from permitapi.source_health import service
 from permitapi.source_health.schemas import StatusPage
-from permitapi.web.deps import Ctx
+from permitapi.usage.auth_dependencies import Ctx
 
 router = APIRouter(tags=["status"])
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from permitapi.usage import service
+from permitapi.usage.auth_dependencies import AuthenticatedFree, Ctx
 from permitapi.usage.schemas import UsageResponse
-from permitapi.web.deps import AuthenticatedFree, Ctx
 from permitapi.web.openapi import problem_responses
 
 router = APIRouter(tags=["usage"])

@@ -17,9 +17,9 @@ from permitapi.account import auth
 from permitapi.account.plans import Meter
 from permitapi.account.service import Principal
 from permitapi.errors import TooManyRequests
+from permitapi.kit.burst import BurstLimiter
 from permitapi.kit.clock import isoformat_z, month_start, next_month_start, period_of
 from permitapi.usage import repository
-from permitapi.usage.burst import BurstLimiter
 from permitapi.usage.window_refusal import window_spent
 
 

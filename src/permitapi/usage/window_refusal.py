@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from permitapi.errors import TooManyRequests
-from permitapi.usage.burst import CountedVerdict, WindowVerdict
+from permitapi.kit.burst import CountedVerdict, WindowVerdict
 
 
 def window_spent(

@@ -8,9 +8,9 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query, Response
 
 from permitapi.permit.identity.service import permit_path
+from permitapi.usage.auth_dependencies import AuthenticatedFree, Ctx
 from permitapi.watch import service
 from permitapi.watch.schemas import WatchEnrolled, WatchList, WatchRemoved
-from permitapi.web.deps import AuthenticatedFree, Ctx
 from permitapi.web.openapi import problem_responses
 
 router = APIRouter(tags=["watches"])

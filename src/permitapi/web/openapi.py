@@ -18,13 +18,17 @@ route declares itself (idempotency_key_reuse) is a problem and stays.
   body with its candidates, and a few worked examples (status, 202, 300, batch; the examples
   themselves are in web/openapi_examples.py),
 plus the document-level tag descriptions.
+
+web/ imports no domain: which request dependencies read `X-API-Key` (and how) and the sections
+built from a domain's schemas (the `webhooks` section, event/openapi_webhooks.py) are handed to
+`build_openapi` by app.py.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, Literal
 
 from fastapi import FastAPI
 from fastapi.dependencies.models import Dependant
@@ -33,7 +37,14 @@ from fastapi.routing import APIRoute, RouteContext, iter_route_contexts
 from pydantic import BaseModel, Field
 
 from permitapi.errors import PROBLEM_CONTENT_TYPE
-from permitapi.web import api_catalog, deps, openapi_completion, openapi_examples
+from permitapi.web import api_catalog, openapi_completion, openapi_examples
+
+# How a request dependency uses X-API-Key: "required"; "optional" (keyless calls are answered
+# too); "demo" (keyless calls are the anonymous demo). A route depending on none reads no key.
+KeyUse = Literal["required", "demo", "optional"]
+KeyUses = Mapping[Callable[..., Any], KeyUse]
+# A step adding a section of the document built elsewhere (the `webhooks` section).
+Addition = Callable[[dict[str, Any]], None]
 
 _DESCRIPTIONS = {
     300: "Ambiguous: several jurisdictions match",
@@ -187,7 +198,12 @@ _HEADERS: dict[str, dict[str, Any]] = {
 }
 
 
-def build_openapi(app: FastAPI) -> dict[str, Any]:
+def build_openapi(
+    app: FastAPI, *, key_uses: KeyUses | None = None, additions: Sequence[Addition] = ()
+) -> dict[str, Any]:
+    """The served document. `key_uses`: the authentication dependencies and how each uses
+    X-API-Key (security requirements, rate-limit headers); `additions`: sections built from
+    domain schemas, applied where the document is completed (openapi_completion.complete)."""
     if app.openapi_schema:
         return app.openapi_schema
     schema = get_openapi(
@@ -216,8 +232,8 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
                 content.pop("application/json")
             if PROBLEM_CONTENT_TYPE in content and not content[PROBLEM_CONTENT_TYPE]:
                 responses[status] = _problem_ref(int(status))
-    _describe_for_clients(app, schema)
-    openapi_completion.complete(schema)
+    _describe_for_clients(app, schema, key_uses or {})
+    openapi_completion.complete(schema, additions)
     app.openapi_schema = schema
     return schema
 
@@ -270,22 +286,19 @@ def _calls(dependant: Dependant) -> Iterator[Callable[..., Any] | None]:
         yield from _calls(sub)
 
 
-def _key_use(route: RouteContext) -> str | None:
+def _key_use(route: RouteContext, key_uses: KeyUses) -> KeyUse | None:
     """How the operation uses X-API-Key: it is "required"; "optional" (keyless calls are
-    answered too); "demo" (keyless calls are the anonymous demo); None: public, no key read."""
+    answered too); "demo" (keyless calls are the anonymous demo); None: public, no key read.
+    A route with several such dependencies takes the first of required, demo, optional."""
     calls = [call for call in _calls(route.dependant) if call is not None]
-    required = (
-        deps.require_principal,
-        deps.require_principal_unthrottled,
-        deps.require_principal_cached,
-    )
-    if any(call is wanted for call in calls for wanted in required):
-        return "required"
-    if any(call is deps.require_principal_or_demo for call in calls):
-        return "demo"
-    if any(call is deps.optional_principal for call in calls):
-        return "optional"
+    found = {use for wanted, use in key_uses.items() if any(call is wanted for call in calls)}
+    for use in _KEY_USE_ORDER:
+        if use in found:
+            return use
     return None
+
+
+_KEY_USE_ORDER: tuple[KeyUse, ...] = ("required", "demo", "optional")
 
 
 def _header_ref(name: str) -> dict[str, str]:
@@ -300,7 +313,7 @@ def _add_headers(response: dict[str, Any], *names: str) -> None:
             headers[name] = _header_ref(name)
 
 
-def _describe_for_clients(app: FastAPI, schema: dict[str, Any]) -> None:
+def _describe_for_clients(app: FastAPI, schema: dict[str, Any], key_uses: KeyUses) -> None:
     components = schema["components"]
     components["securitySchemes"] = {
         SECURITY_SCHEME: {
@@ -321,7 +334,7 @@ def _describe_for_clients(app: FastAPI, schema: dict[str, Any]) -> None:
         operation_id = ids.get(key) or api_catalog.camel_case(f"{method}_{path}")
         operation["operationId"] = operation_id
         used_tags.update(operation.get("tags", []))
-        key_use = _key_use(route) if route is not None else None
+        key_use = _key_use(route, key_uses) if route is not None else None
         if key_use == "required":
             operation["security"] = [{SECURITY_SCHEME: []}]
         elif key_use is not None:

@@ -4,7 +4,8 @@
 - `Location` on every 201 and 202 (each endpoint sends it);
 - a real description on every 2xx response (FastAPI writes "Successful Response"): the
   operation's summary;
-- the `webhooks` section and the typed events feed (`web/openapi_webhooks.py`);
+- the sections built from domain schemas that app.py hands over: the `webhooks` section and
+  the typed events feed (`event/openapi_webhooks.py`);
 - a description on every parameter (FastAPI leaves them empty unless the route says one):
   the shared parameters' meaning, by name;
 - an example on every 2xx JSON response that has none of its own: a value built from the
@@ -13,9 +14,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any, Final
-
-from permitapi.web import openapi_webhooks
 
 DEV_SERVER: Final = "http://127.0.0.1:8000"
 SERVERS: Final = [
@@ -134,9 +134,12 @@ def _string(node: dict[str, Any], name: str) -> str:
     return name.replace("_", " ") or "text"
 
 
-def complete(schema: dict[str, Any]) -> None:
+def complete(
+    schema: dict[str, Any], additions: Sequence[Callable[[dict[str, Any]], None]] = ()
+) -> None:
     schema["servers"] = [dict(server) for server in SERVERS]
-    openapi_webhooks.add_webhooks(schema)
+    for add in additions:
+        add(schema)
     components = schema.get("components", {}).get("schemas", {})
     for item in schema.get("paths", {}).values():
         for method, operation in item.items():

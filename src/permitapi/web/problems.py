@@ -6,7 +6,7 @@ problems naming the parameter (`parameter`, and each issue in `errors`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -26,7 +26,6 @@ from permitapi.errors import (
     problem_body,
 )
 from permitapi.telemetry.metrics import REFUSALS
-from permitapi.web.deps import rate_limit_headers_for_refusal
 
 
 def request_id_of(request: Request) -> str:
@@ -109,14 +108,19 @@ def http_exception_problem(request: Request, exc: StarletteHTTPException) -> Res
     return problem_response(request, error)
 
 
-def install_problem_handlers(app: FastAPI) -> None:
+def install_problem_handlers(
+    app: FastAPI, *, refusal_headers: Callable[[Request], Awaitable[None]]
+) -> None:
+    """`refusal_headers` runs before a validation problem is sent: the headers an authenticated
+    refusal carries (app.py hands over usage/auth_dependencies.py's refusal headers)."""
+
     async def on_api_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, ApiError)
         return problem_response(request, exc)
 
     async def on_validation(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)
-        await rate_limit_headers_for_refusal(request)
+        await refusal_headers(request)
         return validation_problem(request, exc)
 
     async def on_http(request: Request, exc: Exception) -> Response:

@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from permitapi.db.outage import is_database_outage
@@ -83,6 +84,12 @@ def accept_request_id(value: str | None) -> str:
     if value and _VALID_REQUEST_ID.fullmatch(value):
         return value
     return _request_ids.new()
+
+
+def set_response_header(request: Request, name: str, value: str) -> None:
+    """Leave a header in scope state for the response (`extra_response_headers` adds it)."""
+    state: dict[str, Any] = request.scope.setdefault("state", {})
+    state.setdefault("response_headers", {})[name] = value
 
 
 def extra_response_headers(state: dict[str, Any]) -> list[tuple[bytes, bytes]]:

@@ -9,7 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, Body, Path, Query, Response
 
 from permitapi.idempotency.route import idempotent_post
-from permitapi.web.deps import Authenticated, AuthenticatedFree, Ctx
+from permitapi.usage.auth_dependencies import Authenticated, AuthenticatedFree, Ctx
 from permitapi.web.openapi import problem_responses
 from permitapi.web.plain_int import PlainInt
 from permitapi.webhook import probe, service

@@ -12,6 +12,7 @@ from fastapi.responses import Response
 
 from permitapi.account.service import Principal
 from permitapi.context import AppContext
+from permitapi.demo.access import AuthenticatedOrDemo, require_principal_or_demo
 from permitapi.errors import PROBLEM_CONTENT_TYPE
 from permitapi.permit.lookup import sandbox_or_live
 from permitapi.permit.lookup import service as lookup
@@ -25,13 +26,11 @@ from permitapi.permit.lookup.schemas import (
 )
 from permitapi.permit.lookup.service import ItemOutcome, StatusQuery
 from permitapi.permit.operation.schemas import OperationOut
-from permitapi.web.deps import (
-    AuthenticatedOrDemo,
+from permitapi.usage.auth_dependencies import (
     Ctx,
     get_ctx_now,
     record_meter,
     refresh_rate_limit_headers,
-    require_principal_or_demo,
 )
 from permitapi.web.openapi import problem_responses
 

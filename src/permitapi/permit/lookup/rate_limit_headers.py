@@ -10,7 +10,7 @@ from __future__ import annotations
 from fastapi import Request
 
 from permitapi.permit.lookup.metering import MeterTracker
-from permitapi.web.deps import record_meter
+from permitapi.usage.auth_dependencies import record_meter
 
 
 def settle_headers(request: Request, meter: MeterTracker) -> None:

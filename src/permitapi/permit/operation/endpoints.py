@@ -7,7 +7,7 @@ from fastapi import APIRouter
 
 from permitapi.permit.operation import service
 from permitapi.permit.operation.schemas import OperationOut
-from permitapi.web.deps import AuthenticatedFree, Ctx
+from permitapi.usage.auth_dependencies import AuthenticatedFree, Ctx
 from permitapi.web.openapi import problem_responses
 
 router = APIRouter(tags=["operations"])

@@ -26,7 +26,7 @@ from permitapi.permit.resource.schemas import (
     Resolution,
     ResolutionRequest,
 )
-from permitapi.web.deps import Authenticated, Ctx
+from permitapi.usage.auth_dependencies import Authenticated, Ctx
 from permitapi.web.openapi import problem_responses
 
 router = APIRouter(tags=["permits"])

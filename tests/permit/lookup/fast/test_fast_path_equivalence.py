@@ -255,7 +255,7 @@ def _request(case: Case, account: Account, index: int) -> tuple[str, dict[str, s
 def _answer(response: httpx.Response) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
     body, headers = response.content, response.headers.raw
     if response.headers.get("X-Demo-Mode") == "true":
-        # The demo's window is wall-clock (usage/burst.py: time.time() when the app counted its
+        # The demo's window is wall-clock (kit/burst.py: time.time() when the app counted its
         # first demo call, plus 24 h), not the app's clock: the two apps may straddle a second.
         headers = [(k, b"<wall clock>" if k == b"x-ratelimit-reset" else v) for k, v in headers]
     if response.status_code == 202:

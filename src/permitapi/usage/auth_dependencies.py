@@ -1,4 +1,4 @@
-"""Request dependencies: the app context and the authenticated caller.
+"""Request dependencies: the app context and the authenticated caller (REST).
 
 Authentication resolves `X-API-Key` to a `Principal`, applies the per-minute burst window
 (except on calls that cost nothing, see `require_principal_unthrottled`) and records the
@@ -9,7 +9,10 @@ rate-limit headers every authenticated response carries:
     X-RateLimit-Remaining  units left this month (0 once overage accrues)
     X-RateLimit-Reset      Unix time, in seconds, when the meter resets (next UTC month)
 
-Sandbox keys get `X-Sandbox-Mode: true` instead of rate-limit headers.
+Sandbox keys get `X-Sandbox-Mode: true` instead of rate-limit headers. The keyless demo's
+admission (status and batch) is `demo/access.py`'s `require_principal_or_demo`. What the key
+rules are lives in `account/auth.py`; the headers reach the response through
+`web/request_context.py` (transport).
 """
 
 from __future__ import annotations
@@ -23,10 +26,10 @@ from permitapi.account import auth
 from permitapi.account.plans import Meter
 from permitapi.account.service import Principal
 from permitapi.context import AppContext
-from permitapi.demo.access import admit
 from permitapi.errors import TooManyRequests
 from permitapi.usage import service as usage
 from permitapi.usage.service import MeterState
+from permitapi.web.request_context import set_response_header
 
 API_KEY_HEADER = "X-API-Key"
 
@@ -43,11 +46,6 @@ async def get_ctx(request: Request) -> AppContext:
 
 
 Ctx = Annotated[AppContext, Depends(get_ctx)]
-
-
-def set_response_header(request: Request, name: str, value: str) -> None:
-    state: dict[str, Any] = request.scope.setdefault("state", {})
-    state.setdefault("response_headers", {})[name] = value
 
 
 def set_rate_limit_headers(request: Request, state: MeterState) -> None:
@@ -137,16 +135,6 @@ async def require_principal_cached(request: Request, ctx: Ctx) -> Principal:
     return principal
 
 
-async def require_principal_or_demo(request: Request, ctx: Ctx) -> Principal:
-    """Status and batch: with a key, `require_principal_cached`; without one, the anonymous
-    demo (permitapi.demo.access: the sandbox's dataset, a per-address daily cap)."""
-    if request.headers.get(API_KEY_HEADER) is None:
-        principal = await admit(request, ctx)
-        request.state.principal = principal
-        return principal
-    return await require_principal_cached(request, ctx)
-
-
 async def refresh_rate_limit_headers(
     request: Request, ctx: AppContext, principal: Principal
 ) -> None:
@@ -159,7 +147,8 @@ async def refresh_rate_limit_headers(
 async def rate_limit_headers_for_refusal(request: Request) -> None:
     """Every authenticated response carries the rate-limit headers. The cached authentication
     reads no meter (the endpoint sets them from its reservation), so a refusal raised before the
-    endpoint ran, such as a FastAPI validation error, reads the meter here."""
+    endpoint ran, such as a FastAPI validation error, reads the meter here (app.py hands this
+    to web/problems.py's validation handler)."""
     principal = getattr(request.state, "principal", None)
     if not isinstance(principal, Principal) or principal.is_sandbox:
         return
@@ -180,7 +169,6 @@ def use_meter(meter: Meter) -> Any:
 Authenticated = Annotated[Principal, Depends(require_principal)]
 AuthenticatedFree = Annotated[Principal, Depends(require_principal_unthrottled)]
 AuthenticatedCached = Annotated[Principal, Depends(require_principal_cached)]
-AuthenticatedOrDemo = Annotated[Principal, Depends(require_principal_or_demo)]
 MaybeAuthenticated = Annotated[Principal | None, Depends(optional_principal)]
 
 
@@ -193,11 +181,9 @@ __all__ = [
     "Authenticated",
     "AuthenticatedCached",
     "AuthenticatedFree",
-    "AuthenticatedOrDemo",
     "Ctx",
     "MaybeAuthenticated",
     "record_meter",
     "refresh_rate_limit_headers",
-    "set_response_header",
     "use_meter",
 ]

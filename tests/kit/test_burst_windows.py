@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from permitapi.usage.burst import LimitsMemoryWindows, LocalWindows
+from permitapi.kit.burst import LimitsMemoryWindows, LocalWindows
 
 
 class Ticks:

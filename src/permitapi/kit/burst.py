@@ -30,7 +30,7 @@ from limits.strategies import MovingWindowRateLimiter as SyncMovingWindowRateLim
 
 from permitapi.kit import redis_outage
 
-log = logging.getLogger("permitapi.usage.burst")
+log = logging.getLogger("permitapi.kit.burst")
 
 
 @dataclass(frozen=True, slots=True)
