@@ -1,8 +1,7 @@
-"""Import direction, checked with grimp (every import statement counts, a function-level one
-too): no module reaches itself through imports, and no two first-level packages of permitapi
-import each other, a domain's router counting as part of the web layer (the exceptions of the
-layers contract in pyproject.toml). The layers themselves are import-linter's contract, run by
-the test command."""
+"""Import direction, checked with grimp over every import statement (a function-level one too,
+none exempt): no module reaches itself through imports, and within every package of permitapi,
+at every level, no two children (subpackages or modules) import each other round. The layers
+themselves are import-linter's contract, run by the test command."""
 
 from __future__ import annotations
 
@@ -11,10 +10,10 @@ import pytest
 from tools.import_circles import (
     ROOT,
     components,
-    layer_exceptions,
+    edges_between,
     module_circles,
     package_circles,
-    package_edges_between,
+    packages,
 )
 
 
@@ -27,9 +26,13 @@ def test_no_module_imports_itself_through_others(graph: grimp.ImportGraph) -> No
     assert module_circles(graph) == []
 
 
-def test_no_two_packages_import_each_other(graph: grimp.ImportGraph) -> None:
-    found = package_circles(graph, layer_exceptions())
-    described = {" <-> ".join(circle): package_edges_between(graph, circle) for circle in found}
+def test_no_children_of_any_package_import_each_other(graph: grimp.ImportGraph) -> None:
+    assert {ROOT, f"{ROOT}.permit", f"{ROOT}.permit.lookup"} <= set(packages(graph))
+    described = {
+        f"in {package}: " + " <-> ".join(circle): edges_between(graph, package, circle)
+        for package, circles in package_circles(graph).items()
+        for circle in circles
+    }
     assert described == {}
 
 
@@ -37,3 +40,22 @@ def test_the_check_sees_a_circle() -> None:
     # The circle finder itself: a test that cannot fail is no test.
     edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert components(edges) == [["a", "b", "c"]]
+
+
+def test_the_check_sees_a_package_circle_below_the_first_level() -> None:
+    # pkg.deep.x and pkg.deep.y import each other through different modules: no module
+    # circle, a package circle inside pkg.deep (and none among pkg's own children).
+    graph = grimp.ImportGraph()
+    for module in ("pkg", "pkg.deep", "pkg.deep.x", "pkg.deep.x.one", "pkg.deep.x.two"):
+        graph.add_module(module)
+    graph.add_module("pkg.deep.y")
+    graph.add_module("pkg.other")
+    graph.add_import(importer="pkg.deep.x.one", imported="pkg.deep.y")
+    graph.add_import(importer="pkg.deep.y", imported="pkg.deep.x.two")
+    graph.add_import(importer="pkg.other", imported="pkg.deep.x.one")
+    assert module_circles(graph) == []
+    assert package_circles(graph) == {"pkg.deep": [["pkg.deep.x", "pkg.deep.y"]]}
+    assert edges_between(graph, "pkg.deep", ["pkg.deep.x", "pkg.deep.y"]) == [
+        "pkg.deep.x.one -> pkg.deep.y",
+        "pkg.deep.y -> pkg.deep.x.two",
+    ]

@@ -1,65 +1,25 @@
 """Print the import circles inside `permitapi`, function-level imports included (grimp counts
-every import statement, wherever it is written).
+every import statement, wherever it is written, `if TYPE_CHECKING:` ones too).
 
     .venv/bin/python tools/import_circles.py
 
-Two views: module circles (a module reaches itself through imports) and package circles at
-the first level under `permitapi` (e.g. `permitapi.event` and `permitapi.webhook` each import
-the other). Package circles are counted twice: over every import, and with the imports the
-layers contract in pyproject.toml ignores (a domain's router using web's helpers: routers
-belong to the web layer) left out. Exits 1 when the second count or the module count is not
-zero.
+Two views, over every import (none is exempt):
+- module circles: a module reaches itself through imports;
+- package circles, at every level: within each package (`permitapi` itself, `permitapi.permit`,
+  `permitapi.permit.lookup`, ...), its children (subpackages and modules) import one another
+  round (e.g. `permitapi.event` and `permitapi.webhook`, or `permit.lookup` and
+  `permit.operation`). An import counts for the child holding the importing module and the
+  child holding the imported one.
+Each circle is printed with the imports that close it. Exits 1 when any count is not zero.
 """
 
 from __future__ import annotations
 
-import re
 import sys
-import tomllib
-from collections.abc import Collection
-from pathlib import Path
 
 import grimp
 
 ROOT = "permitapi"
-PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
-
-
-def layer_exceptions() -> list[tuple[re.Pattern[str], re.Pattern[str]]]:
-    """The `ignore_imports` of the layers contract, as (importer, imported) patterns:
-    import-linter's `*` is one dotted segment, `**` any number of them."""
-    config = tomllib.loads(PYPROJECT.read_text())["tool"]["importlinter"]
-    found = []
-    for contract in config["contracts"]:
-        if contract["type"] != "layers":
-            continue
-        for line in contract.get("ignore_imports", []):
-            importer, imported = (part.strip() for part in line.split("->"))
-            found.append((_pattern(importer), _pattern(imported)))
-    return found
-
-
-def _pattern(expression: str) -> re.Pattern[str]:
-    parts = []
-    for segment in expression.split("."):
-        if segment == "**":
-            parts.append(r"[^.]+(?:\.[^.]+)*")
-        elif segment == "*":
-            parts.append(r"[^.]+")
-        else:
-            parts.append(re.escape(segment))
-    return re.compile(r"\.".join(parts) + "$")
-
-
-def _ignored(
-    importer: str, imported: str, exceptions: Collection[tuple[re.Pattern[str], re.Pattern[str]]]
-) -> bool:
-    return any(a.match(importer) and b.match(imported) for a, b in exceptions)
-
-
-def top_package(module: str) -> str:
-    """`permitapi.event.service` -> `permitapi.event`; a top-level module is its own."""
-    return ".".join(module.split(".")[:2])
 
 
 def module_circles(graph: grimp.ImportGraph) -> list[list[str]]:
@@ -67,34 +27,54 @@ def module_circles(graph: grimp.ImportGraph) -> list[list[str]]:
     return components({m: graph.find_modules_directly_imported_by(m) for m in graph.modules})
 
 
-def package_circles(
-    graph: grimp.ImportGraph,
-    exceptions: Collection[tuple[re.Pattern[str], re.Pattern[str]]] = (),
-) -> list[list[str]]:
-    """Circles between first-level packages, leaving out the imports `exceptions` match."""
-    edges: dict[str, set[str]] = {}
-    for module in graph.modules:
-        source = top_package(module)
-        edges.setdefault(source, set())
+def packages(graph: grimp.ImportGraph) -> list[str]:
+    """Every module of the graph that has children, sorted."""
+    return sorted(m for m in graph.modules if graph.find_children(m))
+
+
+def child_of(package: str, module: str) -> str | None:
+    """The child of `package` that is or holds `module`; None when `module` is not under it."""
+    prefix = package + "."
+    if not module.startswith(prefix):
+        return None
+    return prefix + module[len(prefix) :].split(".", 1)[0]
+
+
+def child_edges(graph: grimp.ImportGraph, package: str) -> dict[str, set[str]]:
+    """Which children of `package` import which others, over every import between modules
+    under it (an import of `package` itself, its `__init__`, belongs to no child)."""
+    edges: dict[str, set[str]] = {child: set() for child in graph.find_children(package)}
+    for module in graph.find_descendants(package):
+        source = child_of(package, module)
+        assert source is not None
         for imported in graph.find_modules_directly_imported_by(module):
-            target = top_package(imported)
-            if target == source or not imported.startswith(ROOT + "."):
-                continue
-            if not _ignored(module, imported, exceptions):
-                edges[source].add(target)
-    return components(edges)
+            target = child_of(package, imported)
+            if target is not None and target != source:
+                edges.setdefault(source, set()).add(target)
+    return edges
 
 
-def package_edges_between(graph: grimp.ImportGraph, members: list[str]) -> list[str]:
-    """Each import that crosses between two packages of one circle, `importer -> imported`."""
+def package_circles(graph: grimp.ImportGraph) -> dict[str, list[list[str]]]:
+    """For each package with one, the circles among its children (each sorted)."""
+    found = {}
+    for package in packages(graph):
+        circles = components(child_edges(graph, package))
+        if circles:
+            found[package] = circles
+    return found
+
+
+def edges_between(graph: grimp.ImportGraph, package: str, members: list[str]) -> list[str]:
+    """Each import that crosses between two children of `package` in one circle,
+    `importer -> imported`."""
     found = []
-    for module in sorted(graph.modules):
-        source = top_package(module)
+    for module in sorted(graph.find_descendants(package)):
+        source = child_of(package, module)
         if source not in members:
             continue
         for imported in sorted(graph.find_modules_directly_imported_by(module)):
-            target = top_package(imported)
-            if target != source and target in members:
+            target = child_of(package, imported)
+            if target is not None and target != source and target in members:
                 found.append(f"{module} -> {imported}")
     return found
 
@@ -155,17 +135,18 @@ def main() -> int:
     print(f"module circles: {len(modules)}")
     for component in modules:
         print("  " + " <-> ".join(component))
-    layered = package_circles(graph, layer_exceptions())
-    for title, packages in (
-        ("every import", package_circles(graph)),
-        ("routers counted in the web layer", layered),
-    ):
-        print(f"package circles (first level under {ROOT}), {title}: {len(packages)}")
-        for component in packages:
-            print("  " + " <-> ".join(component))
-            for edge in package_edges_between(graph, component):
+    by_package = package_circles(graph)
+    count = sum(len(circles) for circles in by_package.values())
+    print(
+        f"package circles (children of each of the {len(packages(graph))} packages under "
+        f"{ROOT}, every import): {count}"
+    )
+    for package, circles in by_package.items():
+        for component in circles:
+            print(f"  in {package}: " + " <-> ".join(component))
+            for edge in edges_between(graph, package, component):
                 print("      " + edge)
-    return 1 if modules or layered else 0
+    return 1 if modules or count else 0
 
 
 if __name__ == "__main__":
