@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -16,9 +20,44 @@ from permitapi.context import AppContext
 from permitapi.kit.clock import FrozenClock
 from tests.support import databases
 from tests.support.per_backend import PerBackend
+from tests.support.xdist_scopes import SHARED_UNITS, SharedServerScheduling, write_units
 
 BACKENDS = ("sqlite", "postgresql")
 TEST_SECRET = "test-secret-key-that-is-not-the-placeholder"
+UNITS_DIR = pytest.StashKey[Path]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # In the controller of a `--dist loadscope` run (the test command's): the directory where
+    # the workers write their shared-server units (tests/support/xdist_scopes.py).
+    if config.getoption("dist", "no") == "loadscope" and not hasattr(config, "workerinput"):
+        config.stash[UNITS_DIR] = Path(tempfile.mkdtemp(prefix="permitapi-units-"))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    units_dir = node.config.stash.get(UNITS_DIR, None)
+    if units_dir is not None:
+        node.workerinput[SHARED_UNITS] = str(units_dir)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> SharedServerScheduling | None:
+    """`--dist loadscope` with shared-server units; any other `--dist` is xdist's own."""
+    units_dir = config.stash.get(UNITS_DIR, None)
+    return None if units_dir is None else SharedServerScheduling(config, log, units_dir)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # trylast: after pytest has ordered the tests by their parametrised fixtures.
+    write_units(config, items)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    units_dir = config.stash.get(UNITS_DIR, None)
+    if units_dir is not None:
+        shutil.rmtree(units_dir, ignore_errors=True)
 
 
 @contextmanager
