@@ -7,19 +7,24 @@ requests. A LADBS miss is one PCIS page read alongside its gwh9-jnip row, plus t
 dataset when the page lists no inspection on an issued permit; a batch reads its 25 pages and
 both datasets at once (docs/decisions.md, "Benchmarks").
 
-The server runs the source policies as shipped. LADBS's politeness is a token bucket per host
-(burst of 25 request starts, then 5 a second): before every measured single miss and batch
-the bench waits until the bucket has refilled from the previous measurement, so both are
-measured on an idle source; the wait is computed from the shipped policy
-(`permitapi.sources.policies`), not hard-coded. The ratio batch / one miss is printed last.
-Target: <= 1.5x. One more line, for information, times batches sent back to back: from the
-second on, the sustained rate cap paces their pages.
+The server runs the source policies as shipped (unless `--ladbs-rate`). LADBS's politeness is
+a token bucket per host (burst of 25 request starts, then 5 a second): before every measured
+single miss and batch the bench waits until the bucket has refilled from the previous
+measurement, so both are measured on an idle source; the wait is computed from the policy the
+server runs (`permitapi.sources.policies`), not hard-coded. The ratio batch / one miss is
+printed last. Target: <= 1.5x. One more line, for information, times batches sent back to
+back: from the second on, the sustained rate cap paces their pages.
 
-    python bench/batch_misses.py --db sqlite|postgresql [--latency 0.2]
+    python bench/batch_misses.py --db sqlite|postgresql [--latency 0.2] [--rounds 5]
+        [--ladbs-rate R]
+
+`--ladbs-rate` overrides the policy's request starts per second per host (server and waits
+alike): the smoke test's faster source, so that its waits for a refilled bucket are short.
 """
 
 from __future__ import annotations
 
+import argparse
 import time
 
 from harness import (
@@ -47,8 +52,19 @@ BATCH = 25
 BACK_TO_BACK = 3
 
 
-def shipped_ladbs_policy() -> SourcePolicy:
-    return build_policies(Settings(source_policies={}), default_directory())["ladbs"]
+def ladbs_policy(overrides: dict[str, dict[str, float]]) -> SourcePolicy:
+    """The LADBS policy the server runs: as shipped, then `overrides` (its
+    PERMITAPI_SOURCE_POLICIES)."""
+    return build_policies(Settings(source_policies=overrides), default_directory())["ladbs"]
+
+
+def _options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--ladbs-rate",
+        type=float,
+        default=None,
+        help="LADBS request starts per second per host (default: as shipped)",
+    )
 
 
 class Source:
@@ -89,13 +105,13 @@ def batch_of_misses(api: Process, key: str, numbers: list[str]) -> float:
 
 
 def measure(
-    api: Process, source: Source, key: str, fresh: list[str]
+    api: Process, source: Source, key: str, fresh: list[str], rounds: int
 ) -> tuple[float, float, dict[str, int]]:
-    """Medians of ROUNDS single misses and 25-miss batches, each on an idle source, and the
+    """Medians of `rounds` single misses and 25-miss batches, each on an idle source, and the
     portal requests of one batch. `fresh` supplies never-looked-up permit numbers (consumed)."""
     singles, batches = [], []
     requests: dict[str, int] = {}
-    for _ in range(ROUNDS):
+    for _ in range(rounds):
         source.await_idle()
         singles.append(single_miss(api, key, fresh.pop()))
         source.await_idle()
@@ -112,20 +128,24 @@ def back_to_back(api: Process, source: Source, key: str, fresh: list[str]) -> li
 
 
 def main() -> None:
-    args = arguments(__doc__ or "")
-    policy = shipped_ladbs_policy()
-    needed = ROUNDS * (BATCH + 1) + BACK_TO_BACK * BATCH
+    args = arguments(__doc__ or "", rounds=ROUNDS, extra=_options)
+    overrides: dict[str, dict[str, float]] = {}
+    if args.ladbs_rate is not None:
+        overrides["ladbs"] = {"requests_per_second": args.ladbs_rate}
+    policy = ladbs_policy(overrides)
+    needed = args.rounds * (BATCH + 1) + BACK_TO_BACK * BATCH
     with database(args.db) as url, simulator(args.latency, needed + 20) as sim:
         source = Source(sim, policy)
         fresh = sim_permits(sim)
         (key,) = make_keys(url, 1)
-        with server(url, sim) as api:
-            one, batch, requests = measure(api, source, key, fresh)
+        with server(url, sim, overrides) as api:
+            one, batch, requests = measure(api, source, key, fresh, args.rounds)
             sustained = back_to_back(api, source, key, fresh)
     counts = ", ".join(f"{name.split('/')[-1]} {n}" for name, n in sorted(requests.items()))
+    shipped = "as shipped" if not overrides else "with --ladbs-rate"
     print(
-        f"database: {args.db}; portal latency {args.latency * 1000:.0f} ms; medians of {ROUNDS}; "
-        f"LADBS policy as shipped: max_concurrency {policy.max_concurrency}, burst "
+        f"database: {args.db}; portal latency {args.latency * 1000:.0f} ms; medians of "
+        f"{args.rounds}; LADBS policy {shipped}: max_concurrency {policy.max_concurrency}, burst "
         f"{policy.burst}, {policy.requests_per_second:g} requests/s per host"
     )
     print(

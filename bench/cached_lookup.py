@@ -10,6 +10,7 @@ The load generator is this Python process (uvloop, raw keep-alive HTTP/1.1) and 
 machine's cores with the server: its CPU share is printed with each run.
 
     python bench/cached_lookup.py --db sqlite|postgresql [--duration 8] [--connections 64]
+        [--warmup 2]
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from harness import (
 
 
 def main() -> None:
-    args = arguments(__doc__ or "")
+    args = arguments(__doc__ or "", warmup=2.0)
     with database(args.db) as url, simulator(latency=0.01, ladbs_permits=20) as sim:
         permit = sim_permits(sim)[0]
         # One key per connection: realistic per-key rates (a key's burst window is small).
@@ -48,8 +49,8 @@ def main() -> None:
             def lookup_call(index: int) -> bytes:
                 return lookups[index]
 
-            run(load(api.port, bare_call, args.connections, 2.0))  # warm-up
-            run(load(api.port, lookup_call, args.connections, 2.0))
+            run(load(api.port, bare_call, args.connections, args.warmup))
+            run(load(api.port, lookup_call, args.connections, args.warmup))
             bare = run(load(api.port, bare_call, args.connections, args.duration, api))
             cached = run(load(api.port, lookup_call, args.connections, args.duration, api))
     print(f"database: {args.db}; connections: {args.connections}; {args.duration:.0f} s each")

@@ -35,7 +35,16 @@ from permitapi.db.engine import create_engine, create_sessionmaker  # noqa: E402
 from permitapi.kit.clock import SystemClock  # noqa: E402
 
 
-def arguments(description: str) -> argparse.Namespace:
+def arguments(
+    description: str,
+    *,
+    rounds: int | None = None,
+    warmup: float | None = None,
+    extra: Callable[[argparse.ArgumentParser], None] | None = None,
+) -> argparse.Namespace:
+    """The common options; `--rounds` and `--warmup` (with these defaults) only for a script
+    that has rounds or warm-up loads, and `extra` adds a script's own. The defaults are the
+    real bench; tests/bench/test_bench_smoke.py shrinks them to run every step once."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--db", choices=("sqlite", "postgresql"), default="sqlite")
     parser.add_argument("--duration", type=float, default=8.0, help="seconds per measurement")
@@ -43,7 +52,25 @@ def arguments(description: str) -> argparse.Namespace:
     parser.add_argument("--latency", type=float, default=0.2, help="portal latency (s)")
     parser.add_argument("--n", type=int, default=50, help="concurrent identical misses")
     parser.add_argument("--requests", type=int, default=100_000, help="soak requests (RSS)")
+    if rounds is not None:
+        parser.add_argument("--rounds", type=_positive_int, default=rounds, help="rounds")
+    if warmup is not None:
+        parser.add_argument(
+            "--warmup",
+            type=float,
+            default=warmup,
+            help="seconds of each unmeasured load (warm-ups, soak slices)",
+        )
+    if extra is not None:
+        extra(parser)
     return parser.parse_args()
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
 
 
 @contextlib.contextmanager

@@ -3,15 +3,18 @@
 Measures, at 64 keep-alive connections: the plain app's bare endpoint (the baseline), the
 service's own bare endpoint (the same handler behind the service's middleware and routing),
 and a cached status lookup (auth, burst window, meter reservation, cache read, full record),
-taking turns in four rounds (ratios: the median of the rounds' ratios, so that a slow spell of
-a shared machine does not fall on one measurement only);
+taking turns in four rounds (`--rounds`; ratios: the median of the rounds' ratios, so that a
+slow spell of a shared machine does not fall on one measurement only);
 then the API process's resident memory after `--requests` more cached lookups. Targets:
 bare >= 0.85x the plain app, cached lookup >= 0.5x with p99 <= 25 ms, RSS <= 200 MB.
 On PostgreSQL it then compares two API processes with one (both sharing Redis, as a scaled-out
 deployment does), printing where the two cores went: load generator, API processes, PostgreSQL.
 
     python bench/request_path.py --db sqlite|postgresql [--duration 8] [--connections 64]
-        [--requests 100000]
+        [--requests 100000] [--rounds 4] [--warmup 2]
+
+`--duration` is split over the rounds; `--warmup` is the length of each unmeasured load (the
+warm-ups before the rounds and before each scale-out measurement, and each slice of the soak).
 """
 
 from __future__ import annotations
@@ -77,7 +80,7 @@ def scale_out(url: str, sim: Process, keys: list[str], permit: str, args: Any) -
             def lookup(i: int, requests: list[bytes] = requests) -> bytes:
                 return requests[i]
 
-            run(load(api.port, lookup, args.connections, 2.0))
+            run(load(api.port, lookup, args.connections, args.warmup))
             pg_before = postgres_cpu_seconds()
             stats = run(load(api.port, lookup, args.connections, args.duration, api))
             results[workers] = (stats, postgres_cpu_seconds() - pg_before)
@@ -110,9 +113,9 @@ def median_ratio(parts: list[Stats], baselines: list[Stats]) -> float:
 
 
 def main() -> None:
-    args = arguments(__doc__ or "")
+    args = arguments(__doc__ or "", rounds=ROUNDS, warmup=2.0)
     total_requests = args.requests
-    rounds = max(1, ROUNDS)
+    rounds = args.rounds
     slice_seconds = args.duration / rounds
     with (
         database(args.db) as url,
@@ -128,9 +131,9 @@ def main() -> None:
             assert status == 200, body
             bare_app = get("/bench/bare", None, api.port)
             lookups = [get(path, key, api.port) for key in keys]
-            run(load(plain.port, lambda _i: bare_plain, args.connections, 2.0))
-            run(load(api.port, lambda _i: bare_app, args.connections, 2.0))
-            run(load(api.port, lambda i: lookups[i], args.connections, 2.0))
+            run(load(plain.port, lambda _i: bare_plain, args.connections, args.warmup))
+            run(load(api.port, lambda _i: bare_app, args.connections, args.warmup))
+            run(load(api.port, lambda i: lookups[i], args.connections, args.warmup))
             # The three measurements take turns in short rounds, so that a slow spell of this
             # shared machine lands on all of them rather than on one.
             baselines, bares, cacheds = [], [], []
@@ -147,7 +150,7 @@ def main() -> None:
             began = time.perf_counter()
             sent = 0
             while sent < total_requests:
-                stats = run(load(api.port, lambda i: lookups[i], args.connections, 2.0))
+                stats = run(load(api.port, lambda i: lookups[i], args.connections, args.warmup))
                 sent += len(stats.latencies)
             rss_after = rss_mb(api.pid)
             soak_seconds = time.perf_counter() - began

@@ -12,7 +12,8 @@
    other keys' events. Target ratio <= 1.3.
 
     python bench/webhook_delivery.py --db sqlite|postgresql [--events 3000]
-        [--feed-rows 1000000]
+        [--latency-events 200] [--settle 2] [--feed-rows 1000000] [--feed-key-rows 10000]
+        [--page-rounds 300]
 """
 
 from __future__ import annotations
@@ -52,6 +53,13 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--latency-events", type=int, default=200)
     parser.add_argument("--feed-rows", type=int, default=1_000_000)
     parser.add_argument("--feed-key-rows", type=int, default=10_000)
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=2.0,
+        help="seconds the worker runs on after the last latency event is committed",
+    )
+    parser.add_argument("--page-rounds", type=int, default=300, help="feed pages timed per size")
     return parser.parse_args()
 
 
@@ -159,7 +167,7 @@ async def throughput(ctx: AppContext, key_id: str, receiver: ReceiverProcess, co
 
 
 async def first_attempt_latency(
-    ctx: AppContext, key_id: str, receiver: ReceiverProcess, count: int
+    ctx: AppContext, key_id: str, receiver: ReceiverProcess, count: int, settle: float
 ) -> None:
     worker = Worker(ctx, [DeliveryJobs()])
     loop_task = asyncio.create_task(worker.run_forever())
@@ -174,7 +182,7 @@ async def first_attempt_latency(
                 receiver.url("/direct"), content=b"{}", headers={"webhook-id": f"d{index}"}
             )
             direct.append(time.time() - sent)
-        await asyncio.sleep(2.0)
+        await asyncio.sleep(settle)
     worker.stop()
     await loop_task
     arrived = receiver.log()
@@ -252,7 +260,7 @@ async def add_events(ctx: AppContext, key_ids: list[str], total: int, start_seq:
 
 
 async def page_time(
-    ctx: AppContext, principal: accounts.Principal, key_rows: int, rounds: int = 300
+    ctx: AppContext, principal: accounts.Principal, key_rows: int, rounds: int
 ) -> float:
     async with ctx.sessionmaker() as session:
         first = await feed.page(
@@ -297,7 +305,7 @@ async def page_time(
     return statistics.median(timings)
 
 
-async def feed_scaling(ctx: AppContext, key_rows: int, total_rows: int) -> None:
+async def feed_scaling(ctx: AppContext, key_rows: int, total_rows: int, rounds: int) -> None:
     async with ctx.transaction() as session:
         created = await accounts.create_account(
             session,
@@ -314,13 +322,13 @@ async def feed_scaling(ctx: AppContext, key_rows: int, total_rows: int) -> None:
         ).scalar()
     seq = (highest or 0) + 1
     seq = await add_events(ctx, [principal.api_key_id], key_rows, seq)
-    small = await page_time(ctx, principal, key_rows)
+    small = await page_time(ctx, principal, key_rows, rounds)
     others = [f"other-key-{i}" for i in range(100)]
     started = time.perf_counter()
     await add_events(ctx, others, max(0, total_rows - key_rows), seq)
     grown = time.perf_counter() - started
-    large = await page_time(ctx, principal, key_rows)
-    print(f"feed page at {key_rows:>9,} events        {small * 1000:7.2f} ms (median of 300)")
+    large = await page_time(ctx, principal, key_rows, rounds)
+    print(f"feed page at {key_rows:>9,} events        {small * 1000:7.2f} ms (median of {rounds})")
     print(
         f"feed page at {total_rows:>9,} events        {large * 1000:7.2f} ms  "
         f"(tables grown in {grown:.0f} s)"
@@ -338,8 +346,10 @@ async def measure(args: argparse.Namespace, url: str) -> None:
         key_id = await principal_with_webhooks(ctx, receiver)
         print(f"database: {args.db}; {WEBHOOKS} webhooks on one loopback receiver")
         await throughput(ctx, key_id, receiver, args.events)
-        await first_attempt_latency(ctx, key_id, receiver, args.latency_events // WEBHOOKS)
-        await feed_scaling(ctx, args.feed_key_rows, args.feed_rows)
+        await first_attempt_latency(
+            ctx, key_id, receiver, args.latency_events // WEBHOOKS, args.settle
+        )
+        await feed_scaling(ctx, args.feed_key_rows, args.feed_rows, args.page_rounds)
     finally:
         receiver.close()
         await ctx.gateway.aclose()
