@@ -15,10 +15,16 @@ from permitapi.config import Settings
 from permitapi.context import AppContext
 from permitapi.kit.clock import FrozenClock
 from tests.support import databases
+from tests.support.cli import close_forking_parent
 from tests.support.per_backend import PerBackend
 
 BACKENDS = ("sqlite", "postgresql")
 TEST_SECRET = "test-secret-key-that-is-not-the-placeholder"
+
+
+def pytest_sessionfinish() -> None:
+    # The CLI parent (tests/support/cli.py) and its output files end with the session.
+    close_forking_parent()
 
 
 @contextmanager

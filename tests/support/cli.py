@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -63,9 +64,22 @@ def forking_parent() -> Prewarmed:
 
     global _parent
     if _parent is None or not _parent.alive():
+        close_forking_parent()
         _parent = Prewarmed(Path(tempfile.mkdtemp(prefix="permitapi-cli-")))
-        atexit.register(_parent.close)
     return _parent
+
+
+def close_forking_parent() -> None:
+    """Ends the parent, any child still running and their output files (at the end of the
+    test session; a parent whose test process died ends when its stdin closes)."""
+    global _parent
+    if _parent is not None:
+        _parent.close()
+        shutil.rmtree(_parent.workdir, ignore_errors=True)
+        _parent = None
+
+
+atexit.register(close_forking_parent)
 
 
 def run_cli(

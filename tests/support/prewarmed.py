@@ -25,9 +25,10 @@ not matter:
   interpreter draws one), `sys.path` and the locale come from the parent's environment
   (`cli_env(None)`: the same PYTHONPATH and locale as any `cli_env`), and `random` is
   reseeded in each child by CPython's own at-fork hook. TZ is re-read from the given
-  environment. The imported objects are frozen (`gc.freeze`, as CPython advises before
-  forking workers): a child's collector skips them, which only spares it copying the shared
-  pages.
+  environment. stdout and stderr are unbuffered, as `cli_env` asks of every command
+  (PYTHONUNBUFFERED=1), whatever the given environment says. The imported objects are
+  frozen (`gc.freeze`, as CPython advises before forking workers): a child's collector skips
+  them, which only spares it copying the shared pages.
 
 The parent (`_SERVER`) forks on request and reports each child's pid and exit code (woken by
 SIGCHLD, which each child sets back to the default).
@@ -237,6 +238,10 @@ class Prewarmed:
         while (log := cwd / f"{name}-{index}.log").exists():
             index += 1
         log.touch()
+        return self.start(name, *args, cwd=cwd, env=env, log=log)
+
+    def start(self, name: str, *args: str, cwd: Path, env: dict[str, str], log: Path) -> Child:
+        """`permitapi *args` in a new child, stdout and stderr in `log`."""
         return self._fork(name, args, cwd, env, log, log)
 
     def run(
