@@ -19,7 +19,7 @@ not matter:
   parent checks before it reports ready that it has read no settings (`get_settings`'s cache
   is empty), opened no file descriptor but its stdio (no connection, no event loop's
   self-pipe), started no thread, configured no logging handler and left the collector as a
-  fresh interpreter has it (`_check_fresh` below); a failed check fails the test that asked
+  fresh interpreter has it (`check_fresh` in `_SERVER`); a failed check fails the test that asked
   for the parent.
 - Interpreter start-up state: the hash seed is the parent's (shared by every child; a fresh
   interpreter draws one), `sys.path` and the locale come from the parent's environment
