@@ -19,6 +19,7 @@ from permitapi.config import Settings
 from permitapi.context import AppContext
 from permitapi.kit.clock import FrozenClock
 from tests.support import databases
+from tests.support.cli import close_forking_parent
 from tests.support.per_backend import PerBackend
 from tests.support.xdist_scopes import SHARED_UNITS, SharedServerScheduling, write_units
 
@@ -58,6 +59,11 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     units_dir = config.stash.get(UNITS_DIR, None)
     if units_dir is not None:
         shutil.rmtree(units_dir, ignore_errors=True)
+
+
+def pytest_sessionfinish() -> None:
+    # The CLI parent (tests/support/cli.py) and its output files end with the session.
+    close_forking_parent()
 
 
 @contextmanager

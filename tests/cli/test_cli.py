@@ -1,5 +1,8 @@
-"""The operator CLI as operators run it: `python -m permitapi …` in a subprocess, sharing a
-database with the code under test through PERMITAPI_DATABASE_URL."""
+"""The operator CLI as operators run it: the real command line in a process of its own, sharing
+a database with the code under test through PERMITAPI_DATABASE_URL. The commands are forked
+from a pre-imported parent (tests/support/cli.py: `run_cli`); the human output of `keys
+create` runs `python -m permitapi` and the installed `permitapi` script in new interpreters,
+which proves the entry points themselves."""
 
 from __future__ import annotations
 
@@ -15,7 +18,14 @@ from sqlalchemy import text
 from permitapi.account import service as accounts
 from permitapi.db import migrate
 from permitapi.db.engine import create_engine, create_sessionmaker
-from tests.support.cli import cli_env, fresh_database, run_cli
+from tests.support.cli import (
+    cli_env,
+    console_script,
+    fresh_database,
+    permitapi_command,
+    run_cli,
+    run_fresh_cli,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -138,12 +148,20 @@ def test_jobs_run_exits_non_zero_when_the_pass_fails(fresh_url: str, tmp_path: P
     assert done.stdout.startswith("retention: ")
 
 
-def test_human_output_of_keys_create(tmp_path: Path) -> None:
+def test_human_output_of_keys_create_from_the_real_entry_points(tmp_path: Path) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'human.db'}"
-    result = run_cli("keys", "create", "--plan", "free", cwd=tmp_path, env=cli_env(url))
+    command = permitapi_command("keys", "create", "--plan", "free")
+    result = run_fresh_cli(command, cwd=tmp_path, env=cli_env(url))
     assert result.returncode == 0, result.stderr
     assert "sk_live_" in result.stdout
     assert "shown once" in result.stdout
+    account_id = result.stdout.split("account_id", 1)[1].split()[0]
+    command = [str(console_script()), "accounts", "list", "--json"]
+    listed = run_fresh_cli(command, cwd=tmp_path, env=cli_env(url))
+    assert listed.returncode == 0, listed.stderr
+    assert [(a["account_id"], a["plan"]) for a in json.loads(listed.stdout)] == [
+        (account_id, "free")
+    ]
 
 
 @pytest.mark.parametrize(

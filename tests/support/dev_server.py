@@ -1,4 +1,5 @@
-"""Starting a real `permitapi dev` server in a subprocess, in a throw-away working directory.
+"""Starting a real `permitapi dev` server in a process of its own (forked from a pre-imported
+parent: tests/support/long_running.py), in a throw-away working directory.
 
 Shared by the black-box acceptance suites: `./var` is the server's own, the database is its
 embedded SQLite default or a fresh PostgreSQL database (PERMITAPI_DATABASE_URL), and the keys
@@ -85,7 +86,7 @@ def dev_server(
                 env,
                 keys,
                 sqlite=database_url is None,
-                pid=started.process.pid,
+                pid=started.pid,
             )
     finally:
         if databases is not None:

@@ -1,31 +1,46 @@
-"""Long-running `permitapi` subprocesses (dev and production servers, workers, the portal
+"""Long-running `permitapi` commands (dev and production servers, workers, the portal
 simulator): started in a working directory, their output kept for failure messages, stopped
-at the end of the block."""
+at the end of the block.
+
+They are forked from the test process's pre-imported parent (tests/support/prewarmed.py, as
+`run_cli` does), so a server starts without paying the ~3 s import of the app, and their
+output (stdout and stderr together, as an operator's terminal shows them) goes to a log file
+beside the parent's. Each is a process of its own with its own pid, signals and database
+connections; `serve --workers N` still starts its N uvicorn workers as new interpreters.
+"""
 
 from __future__ import annotations
 
-import subprocess
-import threading
+import os
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 
-from tests.support.cli import permitapi_command
+from tests.support.cli import forking_parent
+from tests.support.prewarmed import Child
 
 STARTUP_SECONDS = 60
 
 
 @dataclass
 class Running:
-    process: subprocess.Popen[str]
-    output: list[str] = field(default_factory=list)
+    child: Child
+
+    @property
+    def pid(self) -> int:
+        return self.child.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self.child.returncode
 
     def text(self) -> str:
-        return "".join(self.output)
+        return self.child.log.read_text(errors="replace")
 
 
 @contextmanager
@@ -37,42 +52,29 @@ def running(
     ready_url: str | None = None,
     graceful: bool = True,
 ) -> Iterator[Running]:
-    """`permitapi *args` until the block ends; with `ready_url`, waits for it to answer 200.
-    Stopped with SIGTERM (SIGKILL after 15 s), or at once with SIGKILL when not `graceful`."""
-    process = subprocess.Popen(
-        permitapi_command(*args),
-        cwd=cwd,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    started = Running(process)
-    reader = threading.Thread(
-        target=lambda: started.output.extend(iter(process.stdout.readline, "")),  # type: ignore[union-attr]
-        daemon=True,
-    )
-    reader.start()
+    """`permitapi *args` until the block ends (in the test's own directory when `cwd` is None);
+    with `ready_url`, waits for it to answer 200. Stopped with SIGTERM (SIGKILL after 15 s),
+    or at once with SIGKILL when not `graceful`."""
+    parent = forking_parent()
+    fd, log = tempfile.mkstemp(prefix=f"{args[0]}-", suffix=".log", dir=parent.workdir)
+    os.close(fd)
+    child = parent.start(args[0], *args, cwd=cwd or Path.cwd(), env=env, log=Path(log))
+    started = Running(child)
     try:
         if ready_url is not None:
             wait_ready(started, ready_url)
         yield started
     finally:
         if graceful:
-            process.terminate()
+            child.stop(timeout=15)
         else:
-            process.kill()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+            child.sigkill()
 
 
 def wait_ready(started: Running, url: str) -> None:
     deadline = time.monotonic() + STARTUP_SECONDS
     while True:
-        assert started.process.poll() is None, f"{url} exited:\n{started.text()}"
+        assert started.returncode is None, f"{url} exited:\n{started.text()}"
         assert time.monotonic() < deadline, f"{url} did not start:\n{started.text()}"
         try:
             if httpx.get(url, timeout=1).status_code == 200:

@@ -1,4 +1,5 @@
-"""`permitapi portal-sim` in a subprocess, and a small client of its control API.
+"""`permitapi portal-sim` in a process of its own (tests/support/long_running.py), and a small
+client of its control API.
 
 For tests whose workers are real `permitapi` processes: they reach the portals through
 PERMITAPI_PORTAL_BASE_URL=<url>, and the test changes permits and injects faults through

@@ -1,15 +1,14 @@
 """An operation survives a worker killed with SIGKILL mid-refresh: its lease expires and a
 second `permitapi worker` process finishes it, settling and emitting operation_completed
-exactly once. Real processes: `permitapi portal-sim` serves the portals, two `permitapi worker`
-processes share the test's database."""
+exactly once. Real processes: `permitapi portal-sim` serves the portals (forked from the
+pre-imported parent, tests/support/long_running.py), two `permitapi worker` processes, each a
+new interpreter as an operator starts it, share the test's database."""
 
 from __future__ import annotations
 
 import asyncio
 import signal
-import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
@@ -24,43 +23,16 @@ from permitapi.permit.operation import repository as operations
 from tests.permit.helpers import used
 from tests.support.accounts import make_account
 from tests.support.cli import cli_env, permitapi_command
+from tests.support.portal_sim import running_portal_sim
 
 pytestmark = pytest.mark.slow
 SLUG = "aca:sandiego"
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def simulator() -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen(
-        permitapi_command("portal-sim", "--port", str(port), "--latency-ms", "0"),
-        env=cli_env(None),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert process.poll() is None, "portal-sim exited"
-            assert time.monotonic() < deadline, "portal-sim did not start"
-            try:
-                httpx.get(f"{url}/_control/stats", timeout=1)
-                break
-            except httpx.TransportError:
-                time.sleep(0.2)
+    with running_portal_sim() as url:
         yield url
-    finally:
-        # A graceful stop would wait for the killed worker's minute-long slow response.
-        process.kill()
-        process.wait(15)
 
 
 def start_worker(settings: Settings, portal: str) -> subprocess.Popen[bytes]:
