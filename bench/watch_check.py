@@ -24,7 +24,7 @@ import httpx
 from harness import database, simulator
 from permitapi.account import service as accounts
 from permitapi.account.plans import PlanName
-from permitapi.app import build_context
+from permitapi.composition import build_context
 from permitapi.config import Settings
 from permitapi.context import AppContext
 from permitapi.kit.clock import FrozenClock

@@ -32,7 +32,7 @@ from sqlalchemy import insert, select
 from harness import ROOT, _wait_listening, database, free_port
 from permitapi.account import service as accounts
 from permitapi.account.plans import PlanName
-from permitapi.app import build_context
+from permitapi.composition import build_context
 from permitapi.config import Settings
 from permitapi.context import AppContext
 from permitapi.event import feed

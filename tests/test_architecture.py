@@ -5,6 +5,9 @@ themselves are import-linter's contract, run by the test command."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import grimp
 import pytest
 from tools.import_circles import (
@@ -59,3 +62,18 @@ def test_the_check_sees_a_package_circle_below_the_first_level() -> None:
         "pkg.deep.x.one -> pkg.deep.y",
         "pkg.deep.y -> pkg.deep.x.two",
     ]
+
+
+def test_the_worker_starts_without_the_web_app() -> None:
+    # `permitapi worker` and `jobs run` import the CLI, composition (build_context, the job
+    # sources) and the runner: neither FastAPI, the app nor the MCP server, which would add
+    # about a second to every worker start.
+    program = (
+        "import sys, permitapi.cli, permitapi.composition, permitapi.worker.runner\n"
+        "print(sorted(m for m in ('fastapi', 'mcp', 'permitapi.app', 'permitapi.mcp.server')"
+        " if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.strip() == "[]"

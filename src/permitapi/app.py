@@ -14,7 +14,6 @@ from permitapi import __version__, composition
 from permitapi.account import key_invalidation
 from permitapi.config import Settings, get_settings
 from permitapi.context import AppContext
-from permitapi.db.engine import create_engine, create_sessionmaker
 from permitapi.demo.access import require_principal_or_demo
 from permitapi.discovery.endpoints import router as discovery_router
 from permitapi.event.endpoints import router as events_router
@@ -22,8 +21,7 @@ from permitapi.event.openapi_webhooks import add_webhooks
 from permitapi.health.endpoints import router as health_router
 from permitapi.jurisdiction.endpoints import router as jurisdiction_router
 from permitapi.kit import gc_tuning
-from permitapi.kit.burst import BurstLimiter
-from permitapi.kit.clock import Clock, SystemClock
+from permitapi.kit.clock import Clock
 from permitapi.mcp.server import ToolServer
 from permitapi.observability.endpoints import router as metrics_router
 from permitapi.permit.lookup.endpoints import router as permit_router
@@ -33,14 +31,7 @@ from permitapi.permit.resource.endpoints import router as permit_resource_router
 from permitapi.playground.endpoints import router as playground_router
 from permitapi.saved_search.endpoints import router as saved_search_router
 from permitapi.source_health.endpoints import router as source_status_router
-from permitapi.source_health.recorder import DatabaseOutcomeRecorder
-from permitapi.sources.browser.reader import page_reader
-from permitapi.sources.gateway import SourceGateway
-from permitapi.sources.http import PortalHttp
-from permitapi.sources.policies import build_policies, default_policy
-from permitapi.sources.registry import Directory, default_directory
-from permitapi.sources.shared_circuit import SharedCircuits
-from permitapi.sources.shared_pace import SharedPacer
+from permitapi.sources.registry import Directory
 from permitapi.telemetry import logs
 from permitapi.usage import auth_dependencies
 from permitapi.usage.endpoints import router as usage_router
@@ -74,44 +65,6 @@ KEY_USES: KeyUses = {
 }
 
 
-def build_context(
-    settings: Settings, clock: Clock | None = None, directory: Directory | None = None
-) -> AppContext:
-    """Everything a request or job needs. The caller closes `engine` and `gateway`."""
-    composition.wire()
-    engine = create_engine(settings.database_url, pool_size=settings.database_pool_size)
-    sessionmaker = create_sessionmaker(engine)
-    clock = clock or SystemClock()
-    directory = directory or default_directory()
-    http = PortalHttp(
-        portal_base_url=settings.portal_base_url,
-        policies=build_policies(settings, directory),
-        default_policy=default_policy(settings),
-        shared_pacer=(
-            SharedPacer(settings.redis_url, settings.redis_namespace)
-            if settings.redis_url
-            else None
-        ),
-        shared_circuits=(
-            SharedCircuits(settings.redis_url, settings.redis_namespace)
-            if settings.redis_url
-            else None
-        ),
-    )
-    return AppContext(
-        settings=settings,
-        engine=engine,
-        sessionmaker=sessionmaker,
-        clock=clock,
-        directory=directory,
-        burst=BurstLimiter(settings.redis_url, namespace=settings.redis_namespace),
-        http=http,
-        gateway=SourceGateway(
-            http, DatabaseOutcomeRecorder(sessionmaker, clock), pages=page_reader(settings, http)
-        ),
-    )
-
-
 def create_app(
     settings: Settings | None = None,
     *,
@@ -127,7 +80,7 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        ctx = build_context(settings, clock, directory)
+        ctx = composition.build_context(settings, clock, directory)
         app.state.ctx = ctx
         async with contextlib.AsyncExitStack() as stack:
             await stack.enter_async_context(tool_server.running())

@@ -324,14 +324,13 @@ SQLITE_PROCESSES_WARNING = (
 def worker() -> None:
     """Run the background job runner until SIGINT/SIGTERM."""
     from permitapi import composition
-    from permitapi.app import build_context
     from permitapi.worker.runner import Worker
 
     settings = Settings()
     logs.configure(settings.effective_log_format, settings.log_level)
 
     async def main() -> None:
-        ctx = build_context(settings)
+        ctx = composition.build_context(settings)
         runner = Worker(ctx, composition.job_sources())
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -369,7 +368,6 @@ def jobs_run(
     every few seconds otherwise), then a summary. Beside a running `permitapi dev` it uses that
     server's database and portal simulator unless the environment says otherwise."""
     from permitapi import composition
-    from permitapi.app import build_context
     from permitapi.worker.runner import Worker
 
     try:
@@ -393,7 +391,7 @@ def jobs_run(
     )
 
     async def main() -> tuple[int, list[str]]:
-        ctx = build_context(settings)
+        ctx = composition.build_context(settings)
         worker = Worker(ctx, [source])
         try:
             with progress.reporting(reporter):

@@ -14,14 +14,26 @@ from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
 
+from permitapi.config import Settings
 from permitapi.context import AppContext
+from permitapi.db.engine import create_engine, create_sessionmaker
 from permitapi.event import service as events
 from permitapi.idempotency.jobs import IdempotencyPurge
+from permitapi.kit.burst import BurstLimiter
+from permitapi.kit.clock import Clock, SystemClock
 from permitapi.permit import observers
 from permitapi.permit.lookup.jobs import OperationJobs
 from permitapi.permit_created.jobs import PermitCreatedMonitor
 from permitapi.saved_search.jobs import SavedSearchEvaluations
 from permitapi.source_health.jobs import CanaryPass
+from permitapi.source_health.recorder import DatabaseOutcomeRecorder
+from permitapi.sources.browser.reader import page_reader
+from permitapi.sources.gateway import SourceGateway
+from permitapi.sources.http import PortalHttp
+from permitapi.sources.policies import build_policies, default_policy
+from permitapi.sources.registry import Directory, default_directory
+from permitapi.sources.shared_circuit import SharedCircuits
+from permitapi.sources.shared_pace import SharedPacer
 from permitapi.watch import observation
 from permitapi.watch.jobs import WatchCheck
 from permitapi.webhook import fanout
@@ -78,3 +90,41 @@ def source_named(name: str) -> JobSource:
 def in_process_worker(ctx: AppContext) -> AbstractAsyncContextManager[Worker]:
     """Every job source run inside the API process (`permitapi dev`)."""
     return runner.in_process_worker(ctx, job_sources())
+
+
+def build_context(
+    settings: Settings, clock: Clock | None = None, directory: Directory | None = None
+) -> AppContext:
+    """Everything a request or job needs. The caller closes `engine` and `gateway`."""
+    wire()
+    engine = create_engine(settings.database_url, pool_size=settings.database_pool_size)
+    sessionmaker = create_sessionmaker(engine)
+    clock = clock or SystemClock()
+    directory = directory or default_directory()
+    http = PortalHttp(
+        portal_base_url=settings.portal_base_url,
+        policies=build_policies(settings, directory),
+        default_policy=default_policy(settings),
+        shared_pacer=(
+            SharedPacer(settings.redis_url, settings.redis_namespace)
+            if settings.redis_url
+            else None
+        ),
+        shared_circuits=(
+            SharedCircuits(settings.redis_url, settings.redis_namespace)
+            if settings.redis_url
+            else None
+        ),
+    )
+    return AppContext(
+        settings=settings,
+        engine=engine,
+        sessionmaker=sessionmaker,
+        clock=clock,
+        directory=directory,
+        burst=BurstLimiter(settings.redis_url, namespace=settings.redis_namespace),
+        http=http,
+        gateway=SourceGateway(
+            http, DatabaseOutcomeRecorder(sessionmaker, clock), pages=page_reader(settings, http)
+        ),
+    )

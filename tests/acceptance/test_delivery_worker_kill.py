@@ -17,7 +17,7 @@ from sqlalchemy import func, select
 
 from permitapi.account import service as accounts
 from permitapi.account.plans import PlanName
-from permitapi.app import build_context
+from permitapi.composition import build_context
 from permitapi.config import Settings
 from permitapi.event import service as events
 from permitapi.webhook import service as webhooks
