@@ -1,6 +1,6 @@
 """ACA parsers on the real pages in tests/fixtures/aca (origins in its README): six King County
-pages, a Hillsborough County (FL) record page in the tabbed layout, and Berkeley's search form
-and Error.aspx."""
+pages, a Hillsborough County (FL) record page in the tabbed layout, Berkeley's search form and
+Error.aspx, and Mecklenburg County's (NC) answers to the inspection postbacks."""
 
 from __future__ import annotations
 
@@ -9,12 +9,20 @@ from datetime import date, time
 import pytest
 
 from permitapi.sources.aca.detail import parse_detail
-from permitapi.sources.aca.inspections import InspectionItem, parse_inspections
+from permitapi.sources.aca.inspections import (
+    ANSWER_PANEL_IDS,
+    COMPLETED_PANEL_ID,
+    PANEL_ID,
+    InspectionItem,
+    parse_inspections,
+    parse_panel_fragment,
+)
 from permitapi.sources.aca.pages import (
     PERMIT_NUMBER_FIELD,
     PageKind,
     classify,
     html_tree,
+    parse_delta,
     parse_form,
 )
 from permitapi.sources.aca.results import CapId, cap_id_from_url, parse_results
@@ -30,16 +38,21 @@ LOGIN = "kingco_login-redirect_angular-login-panel_trimmed.html"
 HCFL = "hcfl_capdetail_HC-BTR-26-0338191_tabbed-folio-inspections-loaded_browser-dom_trimmed.html"
 BERKELEY_ERROR = "berkeley_error-aspx_invalid-datetime_browser-dom_trimmed.html"
 BERKELEY_SEARCH = "berkeley_caphome_building_search-form_browser-dom_trimmed.html"
+MECK = "mecklenburg_inspection-postback_delta_RES-NEW-25-000300_"
+MECK_PAGE_1 = MECK + "page-1-of-2_trimmed.txt"
+MECK_PAGE_2 = MECK + "page-2-of-2_completed-panel_trimmed.txt"
 
 
 def test_every_aca_sample_is_covered_here() -> None:
     covered = {PAGE_1, PAGE_4, NO_RESULTS, DETAIL_0938, DETAIL_0931, LOGIN}
-    covered |= {HCFL, BERKELEY_ERROR, BERKELEY_SEARCH}
+    covered |= {HCFL, BERKELEY_ERROR, BERKELEY_SEARCH, MECK_PAGE_1, MECK_PAGE_2}
     assert {p.name for p in family_samples("aca")} == covered
 
 
 def sample(name: str) -> str:
-    return (SAMPLES / name).read_text(encoding="utf-8")
+    # newline="": the deltas' record lengths count the CRLFs of the HTML they carry.
+    with (SAMPLES / name).open(encoding="utf-8", newline="") as file:
+        return file.read()
 
 
 @pytest.mark.parametrize(
@@ -213,6 +226,83 @@ def test_hillsborough_empty_upcoming_list_counts_as_rendered() -> None:
     lists = parse_inspections(tree)
     assert lists is not None
     assert (lists.upcoming, lists.completed, lists.loaded) == ([], [], True)
+
+
+def _meck(name: str) -> tuple[dict[str, str], dict[tuple[str, str], str]]:
+    """A Mecklenburg answer's updatePanel records by id, and all its records by (type, id)."""
+    records = parse_delta(sample(name))
+    panels = {r.id: r.content for r in records if r.kind == "updatePanel"}
+    return panels, {(r.kind, r.id): r.content for r in records}
+
+
+def _row(status: str, what: str, n: str, day: date, at: time, by: str) -> InspectionItem:
+    return InspectionItem(what, n, status, day, by, at)
+
+
+TOMPKINS = "Matthew Tompkins"
+
+
+def test_mecklenburg_refresh_answer_lists_the_first_five_completed_inspections() -> None:
+    """The answer to the record page's own refresh postback (RES-NEW-25-000300): "Upcoming" with
+    "You have not added any inspections.", "Completed (8)" with "Cancelled - 2; Failed - 1;
+    Passed - 5", five rows and a pager "< Prev 1 2 Next >"."""
+    panels, records = _meck(MECK_PAGE_1)
+    assert list(panels) == [PANEL_ID]
+    assert records[("formAction", "")] == (
+        "./CapDetail.aspx?Module=Building&TabName=Building&capID1=REC25&capID2=00000&capID3=00QJW"
+    )
+    assert "Completed (8)" in panels[PANEL_ID]
+    lists = parse_panel_fragment(panels[PANEL_ID])
+    assert lists.loaded
+    assert lists.upcoming == []
+    assert lists.completed == [
+        _row("Passed", "RDP - MS - Mono Slab", "149732", date(2025, 8, 12), time(11, 49), TOMPKINS),
+        _row("Failed", "SH - Sheathing", "156809", date(2025, 8, 20), time(11, 27), TOMPKINS),
+        _row("Passed", "SH - Sheathing", "158924", date(2025, 8, 22), time(8, 22), TOMPKINS),
+        # "Cancelled by: Matthew Tompkins on 08/29/2025 at 08:34 AM"
+        _row("Cancelled", "FR - Framing", "165192", date(2025, 8, 29), time(8, 34), TOMPKINS),
+        _row("Passed", "FR - Framing", "167408", date(2025, 9, 3), time(11, 44), TOMPKINS),
+    ]
+    # The pager's "Next >": __doPostBack('…$InspectionList$gvListCompleted$ctl08$ctl04','')
+    assert (
+        lists.completed_next == "ctl00$PlaceHolderMain$InspectionList$gvListCompleted$ctl08$ctl04"
+    )
+
+
+def test_mecklenburg_next_page_answer_is_the_completed_panel_alone() -> None:
+    """The answer to that "Next >" postback refreshes only the completed list's child panel
+    (`…_InspectionList_completedPanel`), not the whole inspection panel; it shows "Completed (8)",
+    the last three rows, and "Next >" as plain text."""
+    panels, records = _meck(MECK_PAGE_2)
+    assert list(panels) == [COMPLETED_PANEL_ID]
+    assert COMPLETED_PANEL_ID in ANSWER_PANEL_IDS  # the adapter reads this record
+    assert (
+        records[("panelsToRefreshIDs", "")]
+        == "ctl00$PlaceHolderMain$InspectionList$completedPanel,"
+    )
+    assert "Completed (8)" in panels[COMPLETED_PANEL_ID]
+    lists = parse_panel_fragment(panels[COMPLETED_PANEL_ID])
+    assert lists.loaded
+    assert lists.completed == [
+        # "Cancelled by: Wes Radman on 09/07/2025 at 07:20 PM"
+        _row("Cancelled", "FR - Framing", "174325", date(2025, 9, 7), time(19, 20), "Wes Radman"),
+        _row("Passed", "IN - Insulation", "174603", date(2025, 9, 8), time(9, 35), TOMPKINS),
+        _row(
+            "Passed", "FI - Final Inspection", "267009", date(2025, 12, 3), time(12, 35), TOMPKINS
+        ),
+    ]
+    assert lists.completed_next is None
+
+
+def test_mecklenburg_two_pages_make_the_eight_completed_inspections_and_their_tallies() -> None:
+    first = parse_panel_fragment(_meck(MECK_PAGE_1)[0][PANEL_ID])
+    second = parse_panel_fragment(_meck(MECK_PAGE_2)[0][COMPLETED_PANEL_ID])
+    every = first.completed + second.completed
+    assert len(every) == 8  # "Completed (8)"
+    assert len({i.inspection_id for i in every}) == 8
+    counts = {s: sum(i.status == s for i in every) for s in ("Cancelled", "Failed", "Passed")}
+    # "Cancelled - 2; Failed - 1; Passed - 5"
+    assert counts == {"Cancelled": 2, "Failed": 1, "Passed": 5}
 
 
 def test_berkeley_error_page_is_known_by_its_form_action() -> None:

@@ -159,6 +159,8 @@ def _conditions(permit: PermitSnapshot) -> str:
 
 
 INSPECTION_PANEL = "ctl00_PlaceHolderMain_InspectionList_inspectionUpdatePanel"
+UPCOMING_PANEL = "ctl00_PlaceHolderMain_InspectionList_upcomingPanel"
+COMPLETED_PANEL = "ctl00_PlaceHolderMain_InspectionList_completedPanel"
 REFRESH_TARGET = "ctl00$PlaceHolderMain$InspectionList$btnRefreshGridView"
 INSPECTION_PAGE_SIZE = 5  # ACA's inspection grids show five rows a page
 COMPLETED_GRID = "ctl00$PlaceHolderMain$InspectionList$gvListCompleted"
@@ -195,20 +197,10 @@ def _tallies(results: list[str]) -> str:
     )
 
 
-def inspection_panel(permit: PermitSnapshot, *, completed_page: int) -> str:
-    """The inner HTML of the inspection UpdatePanel as the refresh postback renders it: both
-    captions with counts, the upcoming rows, one page of completed rows and its pager."""
-    pending = permit.pending_inspections or []
+def completed_panel(permit: PermitSnapshot, *, completed_page: int) -> str:
+    """The inner HTML of the completed list's child UpdatePanel: caption with count, tallies,
+    one page of rows and the pager. A pager postback is answered with this alone."""
     done = permit.inspections or []
-    upcoming_rows = "".join(
-        _inspection_row(
-            "Scheduled" if p.date else "Pending",
-            f"{p.type} ({inspection_id(permit, p.type, i)})",
-            f"Scheduled for: {mdy(p.date)}" if p.date else None,
-            inspection_id(permit, p.type, i),
-        )
-        for i, p in enumerate(pending)
-    )
     first = completed_page * INSPECTION_PAGE_SIZE
     shown = list(enumerate(done))[first : first + INSPECTION_PAGE_SIZE]
     completed_rows = "".join(
@@ -242,12 +234,6 @@ def inspection_panel(permit: PermitSnapshot, *, completed_page: int) -> str:
             f'pagination"><tr>{cells}<td class="aca_pagination_td aca_pagination_PrevNext">'
             f"{following}</td></tr></table></td></tr>"
         )
-    upcoming = (
-        '<table id="ctl00_PlaceHolderMain_InspectionList_gvListUpcoming" role="presentation">'
-        f"{upcoming_rows}</table>"
-        if pending
-        else '<span class="ACA_SmLabel">You have not added any inspections.</span>'
-    )
     completed = (
         '<table id="ctl00_PlaceHolderMain_InspectionList_gvListCompleted" role="presentation">'
         f"{completed_rows}{pager}</table>"
@@ -255,13 +241,39 @@ def inspection_panel(permit: PermitSnapshot, *, completed_page: int) -> str:
         else '<span class="ACA_SmLabel">There are no completed inspections on this record.</span>'
     )
     return (
-        f'<a id="ctl00_PlaceHolderMain_InspectionList_btnRefreshGridView" href="javascript:'
-        f"__doPostBack('{REFRESH_TARGET}','')\"></a>"
-        '<div id="ctl00_PlaceHolderMain_InspectionList_divInspectionListUpcoming">'
-        f"<h1><span>Upcoming ({len(pending)})</span></h1>"
-        f"{upcoming}</div>"
         f'<div id="divInspectionListCompleted"><h1><span>Completed ({len(done)})</span></h1>'
         f"{_tallies([i.result or '' for i in done])}{completed}</div>"
+    )
+
+
+def inspection_panel(permit: PermitSnapshot, *, completed_page: int) -> str:
+    """The inner HTML of the inspection UpdatePanel as the refresh postback renders it: the
+    upcoming and completed lists, each in its own child UpdatePanel as ACA nests them."""
+    pending = permit.pending_inspections or []
+    upcoming_rows = "".join(
+        _inspection_row(
+            "Scheduled" if p.date else "Pending",
+            f"{p.type} ({inspection_id(permit, p.type, i)})",
+            f"Scheduled for: {mdy(p.date)}" if p.date else None,
+            inspection_id(permit, p.type, i),
+        )
+        for i, p in enumerate(pending)
+    )
+    upcoming = (
+        '<table id="ctl00_PlaceHolderMain_InspectionList_gvListUpcoming" role="presentation">'
+        f"{upcoming_rows}</table>"
+        if pending
+        else '<span class="ACA_SmLabel">You have not added any inspections.</span>'
+    )
+    return (
+        f'<a id="ctl00_PlaceHolderMain_InspectionList_btnRefreshGridView" href="javascript:'
+        f"__doPostBack('{REFRESH_TARGET}','')\"></a>"
+        f'<div id="{UPCOMING_PANEL}">'
+        '<div id="ctl00_PlaceHolderMain_InspectionList_divInspectionListUpcoming">'
+        f"<h1><span>Upcoming ({len(pending)})</span></h1>"
+        f"{upcoming}</div></div>"
+        f'<div id="{COMPLETED_PANEL}">{completed_panel(permit, completed_page=completed_page)}'
+        "</div>"
     )
 
 

@@ -36,6 +36,7 @@ SEARCH_BUTTON = "ctl00$PlaceHolderMain$btnNewSearch"
 NUMBER_FIELD = "ctl00$PlaceHolderMain$generalSearchForm$txtGSPermitNumber"
 SCRIPT_MANAGER = "ctl00$ScriptManager1"
 INSPECTION_PANEL = "ctl00$PlaceHolderMain$InspectionList$inspectionUpdatePanel"
+COMPLETED_PANEL = "ctl00$PlaceHolderMain$InspectionList$completedPanel"
 ODD_EVENT_KEYS = frozenset({"aca:sbc", "aca:ftl"})  # stray spaces/NBSP in "Marked as"/"on"
 
 
@@ -245,13 +246,25 @@ class _Agency:
         target = form.get("__EVENTTARGET", "")
         pages = {render.REFRESH_TARGET: 0}
         pages.update({render.completed_pager_target(k): k for k in range(1, 100)})
-        if target not in pages or form.get(SCRIPT_MANAGER) != f"{INSPECTION_PANEL}|{target}":
+        # As Mecklenburg County's answers show: the refresh renders the whole inspection panel,
+        # a pager link (posted for the completed list's child panel) only that child panel.
+        refresh = target == render.REFRESH_TARGET
+        panel_name = INSPECTION_PANEL if refresh else COMPLETED_PANEL
+        if target not in pages or form.get(SCRIPT_MANAGER) != f"{panel_name}|{target}":
             return _delta([("error", "500", "Invalid postback or callback argument.")])
-        panel = render.inspection_panel(permit, completed_page=pages[target])
+        if refresh:
+            panel = (
+                "updatePanel",
+                render.INSPECTION_PANEL,
+                render.inspection_panel(permit, completed_page=0),
+            )
+        else:
+            content = render.completed_panel(permit, completed_page=pages[target])
+            panel = ("updatePanel", render.COMPLETED_PANEL, content)
         hidden = self.hidden(session, {"cap": cap, "inspections": pages[target]})
         return _delta(
             [
-                ("updatePanel", render.INSPECTION_PANEL, panel),
+                panel,
                 *(("hiddenField", name, value) for name, value in hidden.items()),
                 ("asyncPostBackTimeout", "", "90"),
             ]

@@ -24,8 +24,9 @@ import httpx
 from permitapi.sources.aca import urls
 from permitapi.sources.aca.detail import parse_detail
 from permitapi.sources.aca.inspections import (
+    ANSWER_PANEL_IDS,
+    COMPLETED_PANEL,
     PANEL,
-    PANEL_ID,
     REFRESH_TARGET,
     SCRIPT_MANAGER,
     InspectionItem,
@@ -344,7 +345,8 @@ class AcaAdapter:
     async def _inspections(self, talk: _Conversation, record: _Page) -> InspectionLists | None:
         """The record's inspection lists as the page's own script gets them: the served page
         carries an empty UpdatePanel, and LoadInitInspectionList() posts the refresh button
-        back as an async postback; the completed grid's "Next >" links are further postbacks.
+        back as an async postback; the completed grid's "Next >" links are further postbacks,
+        for the completed list's own panel, whose answer carries that panel alone.
         Older pages that print the lists inline are read as they are."""
         try:
             lists = parse_inspections(record.html)
@@ -364,7 +366,7 @@ class AcaAdapter:
             data = dict(fields)
             data.update(
                 {
-                    SCRIPT_MANAGER: f"{PANEL}|{target}",
+                    SCRIPT_MANAGER: f"{PANEL if page_number == 0 else COMPLETED_PANEL}|{target}",
                     "__EVENTTARGET": target,
                     "__EVENTARGUMENT": "",
                     "__ASYNCPOST": "true",
@@ -423,7 +425,7 @@ class AcaAdapter:
                 raise _SessionLost(item.content)
             elif item.kind == "error":
                 raise PortalChanged(talk.slug, f"inspection postback error: {item.content[:200]}")
-            elif item.kind == "updatePanel" and item.id == PANEL_ID:
+            elif item.kind == "updatePanel" and item.id in ANSWER_PANEL_IDS:
                 panel = item.content
         if panel is None:
             raise PortalChanged(talk.slug, "inspection postback without the inspection panel")

@@ -9,7 +9,9 @@ any inspections." (or "There are no completed inspections on this record."). Row
 `tr.InspectionListRow` of `table#…_gvListUpcoming` / `…_gvListCompleted`; each row's first cell
 has spans: the result (`Approved`), the type and id (`PLB-Final (7958165)`) and
 `Result by: <inspector> on MM/DD/YYYY at HH:MM AM`. The completed grid pages five rows at a
-time; its `Next >` link is another postback.
+time; its `Next >` link is another postback, sent (as the page does) for the completed list's own
+child panel, `…_InspectionList_completedPanel`, and answered with that panel alone (Mecklenburg
+County's captured answers in tests/fixtures/aca).
 
 Older markup (kept): `div#ctl00_PlaceHolderMain_InspectionList` with `div.ACA_Inspection_Item`
 lines "{Type} ({ID}) - {Status} {Date}" and an optional "Inspector: …" line.
@@ -31,6 +33,12 @@ PANEL_ID = "ctl00_PlaceHolderMain_InspectionList_inspectionUpdatePanel"
 # page's LoadInitInspectionList() posts back.
 PANEL = "ctl00$PlaceHolderMain$InspectionList$inspectionUpdatePanel"
 REFRESH_TARGET = "ctl00$PlaceHolderMain$InspectionList$btnRefreshGridView"
+# The child UpdatePanel around the completed list: the grid's pager links post back for it, and
+# the answer's updatePanel record carries only it (no upcoming list).
+COMPLETED_PANEL = "ctl00$PlaceHolderMain$InspectionList$completedPanel"
+COMPLETED_PANEL_ID = "ctl00_PlaceHolderMain_InspectionList_completedPanel"
+# The updatePanel records of an inspection postback's answer that hold a list.
+ANSWER_PANEL_IDS = (PANEL_ID, COMPLETED_PANEL_ID)
 SCRIPT_MANAGER = "ctl00$ScriptManager1"
 EMPTY_TEXTS = ("you have not added any inspections", "there are no")
 
@@ -178,7 +186,8 @@ def parse_inspections(html: str | LexborHTMLParser) -> InspectionLists | None:
 
 
 def parse_panel_fragment(fragment: str) -> InspectionLists:
-    """The content of the delta's updatePanel record (the panel's inner HTML)."""
+    """The content of the delta's updatePanel record (the panel's inner HTML): the whole
+    inspection panel, or the completed panel alone (then `upcoming` is empty)."""
     tree = html_tree(f'<div id="{PANEL_ID}">{fragment}</div>')
     panel = tree.css_first(f"div#{PANEL_ID}")
     assert panel is not None
