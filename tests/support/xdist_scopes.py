@@ -43,7 +43,7 @@ PROCESS_FOLDERS = (
 
 def shared_server_units(items: list[pytest.Item]) -> dict[str, str]:
     """In a worker: the unit of each test using a shared, backend-parametrised session
-    `server`: `<folder of the fixture>::server[<backend>]`."""
+    `server`: `<folder of the fixture>/*::server[<backend>]` (the folder's every module)."""
     units = {}
     for item in items:
         callspec = getattr(item, "callspec", None)
@@ -54,7 +54,8 @@ def shared_server_units(items: list[pytest.Item]) -> dict[str, str]:
         if not definitions or definitions[-1].scope != "session":
             continue
         folder = definitions[-1].baseid or "."
-        units[item.nodeid] = f"{folder}::{SHARED_FIXTURE}[{callspec.params[SHARED_FIXTURE]}]"
+        backend = callspec.params[SHARED_FIXTURE]
+        units[item.nodeid] = f"{folder}/*::{SHARED_FIXTURE}[{backend}]"
     return units
 
 
