@@ -78,7 +78,7 @@ def simulator() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def processes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prewarmed]:
-    parent = Prewarmed(tmp_path_factory.mktemp("prewarmed"))
+    parent = Prewarmed(tmp_path_factory.mktemp("prewarmed"), cli_env(None))
     yield parent
     parent.close()
 

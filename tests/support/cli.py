@@ -18,13 +18,10 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import permitapi
 from tests.support import databases
-
-if TYPE_CHECKING:
-    from tests.support.prewarmed import Prewarmed
+from tests.support.prewarmed import Prewarmed
 
 # The package under test, not whichever checkout the venv's editable install points at.
 SRC_DIR = Path(permitapi.__file__).resolve().parent.parent
@@ -59,13 +56,10 @@ _parent: Prewarmed | None = None
 
 def forking_parent() -> Prewarmed:
     """This process's pre-imported parent of CLI commands, started at the first call."""
-    # prewarmed.py builds its parent's environment with cli_env from this module.
-    from tests.support.prewarmed import Prewarmed
-
     global _parent
     if _parent is None or not _parent.alive():
         close_forking_parent()
-        _parent = Prewarmed(Path(tempfile.mkdtemp(prefix="permitapi-cli-")))
+        _parent = Prewarmed(Path(tempfile.mkdtemp(prefix="permitapi-cli-")), cli_env(None))
     return _parent
 
 

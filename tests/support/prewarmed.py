@@ -51,8 +51,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.support.cli import cli_env
-
 _SERVER = r"""
 import gc, json, logging, os, runpy, selectors, signal, sys, threading, time
 
@@ -162,12 +160,14 @@ class Prewarmed:
     """The forking parent; `spawn` starts a command, `run` runs one to its end, `close` ends
     every child and the parent."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, env: dict[str, str]) -> None:
+        """`env`: the parent's own environment (`cli_env(None)`: no PERMITAPI_* settings,
+        the package under test on PYTHONPATH); each child gets the one its request gives."""
         self.workdir = workdir
         self.process = subprocess.Popen(
             [sys.executable, "-c", _SERVER],
             cwd=workdir,
-            env=cli_env(None),
+            env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
         )
